@@ -1,0 +1,1 @@
+int wl_ref_placeholder(void) { return 0; }

@@ -1,0 +1,54 @@
+/* The runtime record shared by the shim's files. Not visible to Swift. */
+#ifndef WHEEL_SHIM_INTERNAL_H
+#define WHEEL_SHIM_INTERNAL_H
+
+#include <stdatomic.h>
+#include <pthread.h>
+#include "include/CLuaShim.h"
+
+struct wl_runtime {
+    /* memory: touched only by the owner thread */
+    size_t used;
+    size_t limit;             /* 0: no ceiling */
+    /* > 0 while a Swift frame sits between Lua and the nearest protected call. The
+       allocator then never fails (a failure would longjmp through Swift); the trampoline
+       raises the memory error once the Swift frame has returned (invariant 1). */
+    int unprotected;
+
+    /* limits */
+    int fatal;                /* WL_FATAL_*: sticky for the current outermost call */
+    int call_depth;
+    int64_t timeout_ns;       /* of the current outermost call */
+    _Atomic int64_t deadline; /* monotonic ns; 0: no call is being timed */
+    _Atomic int expired;      /* the watchdog saw the deadline pass */
+    atomic_flag running_lock; /* guards `running` against the watchdog (see deadline.c) */
+    lua_State *running;       /* the thread executing Lua code now */
+    lua_State *main;
+
+    /* errors */
+    int error_arg;
+    int frame_count;
+    wl_frame frames[WL_MAX_FRAMES];
+
+    /* the Swift LuaState that owns this state (unretained) */
+    void *host;
+
+    /* log */
+    wl_log_fn log;
+    void *log_context;
+
+    /* the watchdog's list, guarded by its mutex */
+    struct wl_runtime *next;
+};
+
+static inline wl_runtime *wl_rt(lua_State *L) { return *(wl_runtime **)lua_getextraspace(L); }
+
+void wl_watch(wl_runtime *rt);
+void wl_unwatch(wl_runtime *rt);
+void wl_arm_if_expired(wl_runtime *rt, lua_State *L);
+void wl_record_frames(wl_runtime *rt, lua_State *L, int first_level);
+/* Raises the memory error if a Swift frame pushed usage over the ceiling and a full
+   collection cannot bring it back. Called by trampolines after the Swift frame returned. */
+void wl_settle_memory(lua_State *L);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * C functions that stand between Lua and Swift closures (DESIGN, bridge invariant 1).
+ *
+ * A trampoline marks the runtime unprotected (so the allocator cannot fail under a Swift
+ * frame), calls the Swift dispatch function, and only after it has returned turns its
+ * answer into a return, an error, an argument error or a yield. No Lua error can reach a
+ * Swift frame: by the time anything is raised, the Swift frame is gone.
+ *
+ * A function's box pointer lives in a small userdata upvalue whose __gc hands the box back
+ * to Swift; a userdata object's pointer lives in the userdata itself, likewise released.
+ */
+#include <string.h>
+#include "internal.h"
+
+static wl_dispatch_fn dispatch_fn;
+static wl_method_fn method_fn;
+static wl_release_fn release_fn;
+static char parked_marker;
+static const char *const box_type = "wheel.box";
+
+void wl_install(wl_dispatch_fn dispatch, wl_method_fn method, wl_release_fn release) {
+    dispatch_fn = dispatch;
+    method_fn = method;
+    release_fn = release;
+}
+
+void wl_set_error_arg(lua_State *L, int arg) { wl_rt(L)->error_arg = arg; }
+void *wl_parked_marker(void) { return &parked_marker; }
+
+int wl_is_parked(lua_State *co) {
+    /* A parked coroutine is suspended inside a trampoline (or a resume that passes the
+       park on), whose frame keeps the marker at index 1 (see park below). */
+    return lua_status(co) == LUA_YIELD && lua_gettop(co) >= 1
+        && lua_touserdata(co, 1) == &parked_marker;
+}
+
+/* Resumed by the host with (ok, values...) after the awaited operation finished. */
+static int resume_parked(lua_State *L, int status, lua_KContext ctx) {
+    (void)status; (void)ctx;
+    /* stack: marker, ok, values... */
+    if (!lua_toboolean(L, 2)) {
+        lua_settop(L, 3);
+        return lua_error(L);
+    }
+    return lua_gettop(L) - 2;
+}
+
+static int park(lua_State *L) {
+    lua_settop(L, 0);
+    lua_pushlightuserdata(L, &parked_marker);   /* stays in this frame while suspended */
+    lua_pushlightuserdata(L, &parked_marker);   /* yielded: tells resumers to pass it on */
+    return lua_yieldk(L, 1, 0, resume_parked);
+}
+
+/* Turns a dispatch answer into Lua's terms. Runs after the Swift frame returned. */
+static int finish(lua_State *L, wl_runtime *rt, int n) {
+    if (n >= 0) {
+        wl_settle_memory(L);
+        return n;
+    }
+    switch (n) {
+    case WL_RETURN_ARGERROR:
+        return luaL_argerror(L, rt->error_arg, lua_tostring(L, -1));
+    case WL_RETURN_TYPEERROR:
+        return luaL_typeerror(L, rt->error_arg, lua_tostring(L, -1));
+    case WL_RETURN_AWAIT:
+        if (!lua_isyieldable(L))
+            return luaL_error(L, "attempt to wait for an async host function outside a coroutine");
+        return park(L);
+    default:
+        return lua_error(L);
+    }
+}
+
+static int call_host(lua_State *L) {
+    wl_runtime *rt = wl_rt(L);
+    void *box = *(void **)lua_touserdata(L, lua_upvalueindex(1));
+    int saved = rt->unprotected;
+    rt->unprotected = 1;
+    int n = dispatch_fn(L, box);
+    rt->unprotected = saved;
+    return finish(L, rt, n);
+}
+
+static int call_method(lua_State *L) {
+    wl_runtime *rt = wl_rt(L);
+    void *object = NULL;
+    if (lua_getmetatable(L, 1)) {
+        if (lua_rawequal(L, -1, lua_upvalueindex(2)))
+            object = *(void **)lua_touserdata(L, 1);
+        lua_pop(L, 1);
+    }
+    if (object == NULL) {
+        lua_getfield(L, lua_upvalueindex(2), "__name");
+        return luaL_typeerror(L, 1, lua_tostring(L, -1));
+    }
+    void *box = *(void **)lua_touserdata(L, lua_upvalueindex(1));
+    int saved = rt->unprotected;
+    rt->unprotected = 1;
+    int n = method_fn(L, box, object);
+    rt->unprotected = saved;
+    return finish(L, rt, n);
+}
+
+static int release_box(lua_State *L) {
+    void **slot = lua_touserdata(L, 1);
+    if (slot && *slot) {
+        void *box = *slot;
+        *slot = NULL;
+        release_fn(box);
+    }
+    return 0;
+}
+
+static void push_box(lua_State *L, void *box) {
+    void **slot = lua_newuserdatauv(L, sizeof(void *), 0);
+    *slot = box;
+    if (luaL_newmetatable(L, box_type)) {
+        lua_pushcfunction(L, release_box);
+        lua_setfield(L, -2, "__gc");
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_setmetatable(L, -2);
+}
+
+void wl_push_function(lua_State *L, void *box) {
+    push_box(L, box);
+    lua_pushcclosure(L, call_host, 1);
+}
+
+void wl_push_method(lua_State *L, void *box, int metatable_index) {
+    metatable_index = lua_absindex(L, metatable_index);
+    push_box(L, box);
+    lua_pushvalue(L, metatable_index);
+    lua_pushcclosure(L, call_method, 2);
+}
+
+/* ---- userdata objects */
+
+static int object_gc(lua_State *L) {
+    void **slot = lua_touserdata(L, 1);
+    if (slot && *slot) {
+        void *object = *slot;
+        *slot = NULL;                 /* a resurrected object reads as released */
+        release_fn(object);
+    }
+    return 0;
+}
+
+/* __index when the type has properties: methods first, then getters. */
+static int object_index(lua_State *L) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(2)) == LUA_TNIL) return 1;   /* unknown: nil */
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+static int object_newindex(lua_State *L) {
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) == LUA_TNIL) {
+        lua_getfield(L, lua_upvalueindex(2), "__name");
+        return luaL_error(L, "cannot set field '%s' of %s", luaL_tolstring(L, 2, NULL),
+                          lua_tostring(L, -2));
+    }
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 3);
+    lua_call(L, 2, 0);
+    return 0;
+}
+
+void wl_new_userdata_type(lua_State *L, const char *name) {
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "__name");
+    lua_pushcfunction(L, object_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");   /* scripts cannot reach or replace it */
+}
+
+void wl_set_userdata_members(lua_State *L, int metatable, int methods, int getters, int setters) {
+    metatable = lua_absindex(L, metatable);
+    methods = lua_absindex(L, methods);
+    getters = getters ? lua_absindex(L, getters) : 0;
+    setters = setters ? lua_absindex(L, setters) : 0;
+    if (getters) {
+        lua_pushvalue(L, methods);
+        lua_pushvalue(L, getters);
+        lua_pushcclosure(L, object_index, 2);
+    } else {
+        lua_pushvalue(L, methods);        /* methods only: a plain table is fastest */
+    }
+    lua_setfield(L, metatable, "__index");
+    if (setters) {
+        lua_pushvalue(L, setters);
+        lua_pushvalue(L, metatable);
+        lua_pushcclosure(L, object_newindex, 2);
+        lua_setfield(L, metatable, "__newindex");
+    }
+}
+
+void wl_push_object(lua_State *L, void *object, int metatable_index) {
+    metatable_index = lua_absindex(L, metatable_index);
+    void **slot = lua_newuserdatauv(L, sizeof(void *), 0);
+    *slot = object;
+    lua_pushvalue(L, metatable_index);
+    lua_setmetatable(L, -2);
+}
+
+void *wl_to_object(lua_State *L, int index, int metatable_index) {
+    metatable_index = lua_absindex(L, metatable_index);
+    void *object = NULL;
+    if (lua_type(L, index) == LUA_TUSERDATA && lua_getmetatable(L, index)) {
+        if (lua_rawequal(L, -1, metatable_index)) object = *(void **)lua_touserdata(L, index);
+        lua_pop(L, 1);
+    }
+    return object;
+}

@@ -1,0 +1,261 @@
+/// Typed conversions between Swift values and the Lua stack.
+///
+/// ```swift
+/// let scores: [String: Int] = try state.load("return { ann = 3, bob = 5 }", name: "s").call()
+/// let f = try state.load("return function(list) return #list end", name: "n")
+///     .call(returning: LuaFunction.self)
+/// let n: Int = try f.call([1, 2, 3])             // arrays push as sequences
+/// ```
+///
+/// Conversions push and read the stack directly; the hot path never builds a `LuaValue`.
+/// Reading is strict and says what was wrong: a float with no integer representation is
+/// not an `Int`, a string that is not UTF-8 is not a `String`, nil is not a `Bool` (read
+/// `Bool?` to accept it). Numbers read as strings, as in Lua's own `tostring` rules.
+import CLua
+import CLuaShim
+
+/// A Swift value that can be pushed onto the Lua stack as one Lua value.
+public protocol LuaPushable {
+    /// Pushes exactly one value onto `state`'s current thread. Pushing never raises: the
+    /// bridge keeps the allocator from failing while Swift code runs (invariant 1).
+    func push(to state: LuaState)
+}
+
+/// A Swift value that can be read from a slot of the Lua stack.
+public protocol LuaReadable {
+    /// Reads the value at `index` without changing the stack; throws `.typeMismatch`.
+    static func read(from state: LuaState, at index: Int32) throws -> Self
+}
+
+public typealias LuaConvertible = LuaPushable & LuaReadable
+
+extension LuaPushable {
+    @inlinable func push(to state: LuaState, counting count: inout Int32) {
+        push(to: state)
+        count += 1
+    }
+}
+
+@usableFromInline func mismatch(_ expected: String, _ state: LuaState, _ index: Int32) -> LuaError {
+    .typeMismatch(expected: expected, actual: LuaValue.typeName(in: state, at: index), context: "")
+}
+
+// MARK: - Scalars
+
+extension Bool: LuaConvertible {
+    @inlinable public func push(to state: LuaState) { lua_pushboolean(state.handle, self ? 1 : 0) }
+    @inlinable public static func read(from state: LuaState, at index: Int32) throws -> Bool {
+        guard lua_type(state.handle, index) == LUA_TBOOLEAN else { throw mismatch("boolean", state, index) }
+        return lua_toboolean(state.handle, index) != 0
+    }
+}
+
+extension Int64: LuaConvertible {
+    @inlinable public func push(to state: LuaState) { lua_pushinteger(state.handle, self) }
+    @inlinable public static func read(from state: LuaState, at index: Int32) throws -> Int64 {
+        var isInteger: Int32 = 0
+        let value = lua_tointegerx(state.handle, index, &isInteger)
+        if isInteger != 0 { return value }
+        throw integerMismatch(state, index)
+    }
+
+    @usableFromInline static func integerMismatch(_ state: LuaState, _ index: Int32) -> LuaError {
+        let type = lua_type(state.handle, index)
+        if type == LUA_TNUMBER || (type == LUA_TSTRING && lua_isnumber(state.handle, index) != 0) {
+            let number = lua_tonumberx(state.handle, index, nil)
+            return .typeMismatch(expected: "integer", actual: "\(number) (no integer representation)", context: "")
+        }
+        return mismatch("integer", state, index)
+    }
+}
+
+extension Int: LuaConvertible {
+    @inlinable public func push(to state: LuaState) { lua_pushinteger(state.handle, lua_Integer(self)) }
+    @inlinable public static func read(from state: LuaState, at index: Int32) throws -> Int {
+        Int(try Int64.read(from: state, at: index))
+    }
+}
+
+extension Int32: LuaConvertible {
+    @inlinable public func push(to state: LuaState) { lua_pushinteger(state.handle, lua_Integer(self)) }
+    public static func read(from state: LuaState, at index: Int32) throws -> Int32 {
+        let value = try Int64.read(from: state, at: index)
+        guard let narrow = Int32(exactly: value) else {
+            throw LuaError.typeMismatch(expected: "32-bit integer", actual: "\(value) (out of range)", context: "")
+        }
+        return narrow
+    }
+}
+
+extension Double: LuaConvertible {
+    @inlinable public func push(to state: LuaState) { lua_pushnumber(state.handle, self) }
+    @inlinable public static func read(from state: LuaState, at index: Int32) throws -> Double {
+        var isNumber: Int32 = 0
+        let value = lua_tonumberx(state.handle, index, &isNumber)
+        guard isNumber != 0 else { throw mismatch("number", state, index) }
+        return value
+    }
+}
+
+extension String: LuaConvertible {
+    @inlinable public func push(to state: LuaState) {
+        let L = state.handle
+        // NUL bytes travel: the length is explicit.
+        if utf8.withContiguousStorageIfAvailable({ lua_pushlstring(L, $0.baseAddress, $0.count) }) == nil {
+            var copy = self
+            copy.withUTF8 { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
+        }
+    }
+
+    @inlinable public static func read(from state: LuaState, at index: Int32) throws -> String {
+        let L = state.handle
+        let type = lua_type(L, index)
+        if type == LUA_TSTRING {
+            var length = 0
+            let bytes = UnsafeRawBufferPointer(start: lua_tolstring(L, index, &length), count: length)
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw invalidUTF8(bytes) }
+            return text
+        }
+        guard type == LUA_TNUMBER else { throw mismatch("string", state, index) }
+        // Convert a copy: lua_tolstring changes a number in place, which would confuse
+        // a table traversal that holds the original as its key.
+        lua_pushvalue(L, index)
+        defer { lua_settop(L, -2) }
+        var length = 0
+        let bytes = UnsafeRawBufferPointer(start: lua_tolstring(L, -1, &length), count: length)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @usableFromInline static func invalidUTF8(_ bytes: UnsafeRawBufferPointer) -> LuaError {
+        .typeMismatch(expected: "UTF-8 text", actual: "\(bytes.count) bytes that are not valid UTF-8", context: "")
+    }
+}
+
+/// A Lua string as bytes. Lua strings may hold any bytes, NUL and invalid UTF-8 included;
+/// this type keeps them all. Use `String` where text is expected.
+public struct LuaString: Hashable, Sendable, LuaConvertible, ExpressibleByStringLiteral, CustomStringConvertible {
+    public var bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ text: String) { self.bytes = Array(text.utf8) }
+    public init(stringLiteral text: String) { self.init(text) }
+
+    /// The bytes as text, if they are valid UTF-8.
+    public var string: String? { String(validating: bytes, as: UTF8.self) }
+    public var description: String { string ?? String(decoding: bytes, as: UTF8.self) }
+
+    public func push(to state: LuaState) {
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(state.handle, $0.baseAddress, $0.count) }
+        }
+    }
+
+    public static func read(from state: LuaState, at index: Int32) throws -> LuaString {
+        let L = state.handle
+        let type = lua_type(L, index)
+        guard type == LUA_TSTRING || type == LUA_TNUMBER else { throw mismatch("string", state, index) }
+        lua_pushvalue(L, index)
+        defer { lua_settop(L, -2) }
+        var length = 0
+        let bytes = UnsafeRawBufferPointer(start: lua_tolstring(L, -1, &length), count: length)
+        return LuaString(bytes: Array(bytes))
+    }
+}
+
+// MARK: - Containers
+
+extension Optional: LuaPushable where Wrapped: LuaPushable {
+    @inlinable public func push(to state: LuaState) {
+        if let value = self { value.push(to: state) } else { lua_pushnil(state.handle) }
+    }
+}
+
+extension Optional: LuaReadable where Wrapped: LuaReadable {
+    @inlinable public static func read(from state: LuaState, at index: Int32) throws -> Wrapped? {
+        if lua_type(state.handle, index) <= LUA_TNIL { return nil }   // none or nil
+        return try Wrapped.read(from: state, at: index)
+    }
+}
+
+/// Adds where in a nested value a mismatch happened: `[3]`, `["name"]`.
+@usableFromInline func inContext<T>(_ step: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch LuaError.typeMismatch(let expected, let actual, let context) {
+        throw LuaError.typeMismatch(expected: expected, actual: actual, context: step() + context)
+    }
+}
+
+extension Array: LuaPushable where Element: LuaPushable {
+    public func push(to state: LuaState) {
+        let L = state.handle
+        lua_createtable(L, Int32(clamping: count), 0)
+        for (offset, element) in enumerated() {
+            _ = lua_checkstack(L, 2)
+            element.push(to: state)
+            lua_rawseti(L, -2, lua_Integer(offset + 1))
+        }
+    }
+}
+
+extension Array: LuaReadable where Element: LuaReadable {
+    /// Reads the sequence `t[1]...t[#t]` (raw length, no metamethods).
+    public static func read(from state: LuaState, at index: Int32) throws -> [Element] {
+        let L = state.handle
+        guard lua_type(L, index) == LUA_TTABLE else { throw mismatch("table", state, index) }
+        guard lua_checkstack(L, 4) != 0 else { throw LuaError.runtime(ScriptFailure(message: "stack overflow")) }
+        let table = lua_absindex(L, index)
+        let count = Int(lua_rawlen(L, table))
+        var result: [Element] = []
+        result.reserveCapacity(count)
+        for position in stride(from: 1, through: count, by: 1) {
+            lua_rawgeti(L, table, lua_Integer(position))
+            defer { lua_settop(L, -2) }
+            result.append(try inContext("[\(position)]") { try Element.read(from: state, at: -1) })
+        }
+        return result
+    }
+}
+
+extension Dictionary: LuaPushable where Key: LuaPushable, Value: LuaPushable {
+    public func push(to state: LuaState) {
+        let L = state.handle
+        lua_createtable(L, 0, Int32(clamping: count))
+        for (key, value) in self {
+            _ = lua_checkstack(L, 3)
+            key.push(to: state)
+            // lua_rawset raises on a nil or NaN key; such keys (Optional.none, Double.nan)
+            // cannot name a Lua table slot, so they are left out.
+            let keyType = lua_type(L, -1)
+            if keyType == LUA_TNIL || (keyType == LUA_TNUMBER && lua_tonumberx(L, -1, nil).isNaN) {
+                lua_settop(L, -2)
+                continue
+            }
+            value.push(to: state)
+            lua_rawset(L, -3)
+        }
+    }
+}
+
+extension Dictionary: LuaReadable where Key: LuaReadable, Value: LuaReadable {
+    /// Reads every key and value (raw, no metamethods).
+    public static func read(from state: LuaState, at index: Int32) throws -> [Key: Value] {
+        let L = state.handle
+        guard lua_type(L, index) == LUA_TTABLE else { throw mismatch("table", state, index) }
+        guard lua_checkstack(L, 6) != 0 else { throw LuaError.runtime(ScriptFailure(message: "stack overflow")) }
+        let table = lua_absindex(L, index)
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        var result: [Key: Value] = [:]
+        lua_pushnil(L)
+        while lua_next(L, table) != 0 {
+            let key = try inContext("[key]") { try Key.read(from: state, at: -2) }
+            let value = try inContext("[\(LuaValue.describeKey(in: state, at: -2))]") {
+                try Value.read(from: state, at: -1)
+            }
+            result[key] = value
+            lua_settop(L, -2)
+        }
+        return result
+    }
+}

@@ -1,0 +1,237 @@
+/// Swift closures as Lua functions.
+///
+/// ```swift
+/// let greet = state.function { (name: String, times: Int?) -> String in
+///     String(repeating: "hello \(name) ", count: times ?? 1)
+/// }
+/// try state.library().set("greet", greet)       // every script sees `greet`
+/// // greet(nil) in a script: bad argument #1 to 'greet' (string expected, got nil)
+///
+/// let pair = state.function { (call: LuaCall) in    // any number of arguments and results
+///     call.return(call.count, "args")
+/// }
+/// ```
+///
+/// The closure runs between two halves of a C trampoline (bridge invariant 1): it reads
+/// its arguments and pushes its results, and anything it throws becomes an error that the
+/// trampoline raises after the closure's frame has returned. A thrown Swift error reaches
+/// Lua as a value a script can `pcall`, and comes back to Swift as `LuaError.host` with the
+/// same error inside.
+import CLua
+import CLuaShim
+
+/// A host function's view of its call: arguments in, results out.
+public struct LuaCall {
+    public let state: LuaState
+
+    /// The number of arguments.
+    public var count: Int { Int(lua_gettop(state.handle)) }
+
+    /// Argument `position` (1-based, as Lua counts), as `T`. A mismatch is Lua's usual
+    /// `bad argument #n to 'name' (T expected, got U)`.
+    public func argument<T: LuaReadable>(_ position: Int, as type: T.Type = T.self) throws -> T {
+        try LuaCall.argument(T.self, at: Int32(position), in: state)
+    }
+
+    /// Pushes `values` as the results and returns their count for the trampoline.
+    public func `return`<each R: LuaPushable>(_ values: repeat each R) -> LuaReturn {
+        var count: Int32 = 0
+        _ = lua_checkstack(state.handle, 8)
+        for value in repeat each values {
+            value.push(to: state)
+            count += 1
+        }
+        return LuaReturn(count: count)
+    }
+
+    @inlinable static func argument<T: LuaReadable>(_ type: T.Type, at position: Int32, in state: LuaState) throws -> T {
+        do {
+            return try T.read(from: state, at: position)
+        } catch let LuaError.typeMismatch(expected, actual, context) {
+            throw ArgumentError(position: position, message: context.isEmpty
+                ? "\(expected) expected, got \(actual)" : "\(expected) expected at \(context), got \(actual)")
+        }
+    }
+}
+
+/// What a raw host function returns: how many results it pushed.
+public struct LuaReturn {
+    public let count: Int32
+}
+
+/// An argument that did not convert; raised as `bad argument #n to 'name' (message)`.
+public struct ArgumentError: Error {
+    public var position: Int32
+    public var message: String
+
+    public init(position: Int32, message: String) {
+        self.position = position
+        self.message = message
+    }
+}
+
+/// The Swift side of one Lua function: its body reads and pushes on `state.handle`.
+final class HostFunctionBox {
+    // The box lives in the state's heap and is released at the latest by lua_close, which
+    // runs while the LuaState is still alive: an unowned reference cannot dangle.
+    unowned(unsafe) let state: LuaState
+    let body: (LuaState) throws -> Int32
+
+    init(state: LuaState, body: @escaping (LuaState) throws -> Int32) {
+        self.state = state
+        self.body = body
+    }
+}
+
+extension LuaState {
+    /// A Lua function that calls `body` with typed arguments and pushes its result.
+    public func function<each A: LuaReadable, R: LuaPushable>(
+        _ body: @escaping (repeat each A) throws -> R
+    ) -> LuaFunction {
+        makeFunction { state in
+            var position: Int32 = 0
+            let result = try body(repeat try LuaCall.argument((each A).self, at: next(&position), in: state))
+            result.push(to: state)
+            return 1
+        }
+    }
+
+    /// A Lua function that calls `body` with typed arguments and returns nothing.
+    public func function<each A: LuaReadable>(
+        _ body: @escaping (repeat each A) throws -> Void
+    ) -> LuaFunction {
+        makeFunction { state in
+            var position: Int32 = 0
+            try body(repeat try LuaCall.argument((each A).self, at: next(&position), in: state))
+            return 0
+        }
+    }
+
+    /// A Lua function with any number of arguments and results.
+    public func function(_ body: @escaping (LuaCall) throws -> LuaReturn) -> LuaFunction {
+        makeFunction { state in try body(LuaCall(state: state)).count }
+    }
+
+    func makeFunction(_ body: @escaping (LuaState) throws -> Int32) -> LuaFunction {
+        enter()
+        let box = Unmanaged.passRetained(HostFunctionBox(state: self, body: body))
+        wl_push_function(handle, box.toOpaque())
+        return LuaFunction(popping: self)
+    }
+
+    /// Puts `error` on the stack for the trampoline to raise; returns the trampoline's code.
+    func raise(_ error: any Error) -> Int32 {
+        let L = handle
+        _ = lua_checkstack(L, 4)
+        switch error {
+        case let argument as ArgumentError:
+            argument.message.push(to: self)
+            wl_set_error_arg(L, argument.position)
+            return WL_RETURN_ARGERROR
+        case LuaError.runtime(let failure), LuaError.syntax(let failure):
+            // A script error from a nested call: raise its message again, position included.
+            failure.message.push(to: self)
+        case LuaError.host(let underlying, _):
+            pushHostError(underlying)
+        case let error as LuaError:
+            // Limits stay sticky in the runtime, so classification at the top still works.
+            error.description.push(to: self)
+        default:
+            pushHostError(error)
+        }
+        return WL_RETURN_ERROR
+    }
+}
+
+@inlinable func next(_ position: inout Int32) -> Int32 {
+    position += 1
+    return position
+}
+
+// MARK: - Host errors carried through Lua
+
+/// The userdata that carries a Swift error through Lua. `tostring(e)` in a script gives
+/// the error's description.
+final class HostErrorBox {
+    let error: any Error
+    init(_ error: any Error) { self.error = error }
+}
+
+extension LuaState {
+    func makeErrorMetatable() -> Int32 {
+        let L = handle
+        wl_new_userdata_type(L, "host error")
+        let metatable = lua_gettop(L)
+        let describe = HostFunctionBox(state: self) { state in
+            let L = state.handle
+            let box = wl_to_object(L, 1, wl_upvalue_index(2)).map {
+                Unmanaged<HostErrorBox>.fromOpaque($0).takeUnretainedValue()
+            }
+            String(describing: box?.error ?? "host error" as Any).push(to: state)
+            return 1
+        }
+        wl_push_method(L, Unmanaged.passRetained(describe).toOpaque(), metatable)
+        lua_setfield(L, metatable, "__tostring")
+        return luaL_ref(L, wl_registry_index())
+    }
+
+    func pushHostError(_ error: any Error) {
+        let L = handle
+        wl_getref(L, errorMetatableReference)
+        wl_push_object(L, Unmanaged.passRetained(HostErrorBox(error)).toOpaque(), -1)
+        lua_rotate(L, -2, 1)
+        lua_settop(L, -2)
+    }
+
+    func hostError(at index: Int32) -> (any Error)? {
+        let L = handle
+        guard lua_type(L, index) == LUA_TUSERDATA else { return nil }
+        let index = lua_absindex(L, index)
+        wl_getref(L, errorMetatableReference)
+        defer { lua_settop(L, -2) }
+        guard let pointer = wl_to_object(L, index, -1) else { return nil }
+        return Unmanaged<HostErrorBox>.fromOpaque(pointer).takeUnretainedValue().error
+    }
+}
+
+// MARK: - The entry points the C trampolines call
+
+/// Installs the Swift entry points in the shim, once per process.
+func installBridge() { _ = bridgeInstalled }
+
+private let bridgeInstalled: Void = wl_install(dispatchFunction, dispatchMethod, releaseBox)
+
+private func dispatchFunction(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?) -> Int32 {
+    Unmanaged<HostFunctionBox>.fromOpaque(box!)._withUnsafeGuaranteedRef { function in
+        let state = function.state
+        // The call may come from any coroutine of the state: Swift works on its stack.
+        let saved = state.handle
+        state.handle = L!
+        defer { state.handle = saved }
+        do {
+            return try function.body(state)
+        } catch {
+            return state.raise(error)
+        }
+    }
+}
+
+private func dispatchMethod(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?,
+                            _ object: UnsafeMutableRawPointer?) -> Int32 {
+    Unmanaged<MethodBox>.fromOpaque(box!)._withUnsafeGuaranteedRef { method in
+        let state = method.state
+        let saved = state.handle
+        state.handle = L!
+        defer { state.handle = saved }
+        do {
+            return try method.body(object!, state)
+        } catch {
+            return state.raise(error)
+        }
+    }
+}
+
+private func releaseBox(_ box: UnsafeMutableRawPointer?) {
+    guard let box else { return }
+    Unmanaged<AnyObject>.fromOpaque(box).release()
+}

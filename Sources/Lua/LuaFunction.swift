@@ -1,0 +1,77 @@
+/// A Lua function held from Swift: call it with typed arguments and results.
+///
+/// ```swift
+/// let add = try state.load("return function(a, b) return a + b end", name: "add")
+///     .call(returning: LuaFunction.self)
+/// let sum: Int = try add.call(2, 3)             // 5
+/// let text = try add.call(2, 3, returning: String.self)
+/// ```
+///
+/// Each call from Swift is a host→script call: the state's CPU deadline covers it and a
+/// failure throws a `LuaError`. Arguments are pushed and results read directly on the
+/// stack; no `LuaValue` is built on the way.
+import CLua
+import CLuaShim
+
+public final class LuaFunction: LuaReference {
+    /// Calls the function and reads its first result as `R` (nil reads as `Optional.none`).
+    @inlinable
+    public func call<each A: LuaPushable, R: LuaReadable>(
+        _ arguments: repeat each A, returning: R.Type = R.self
+    ) throws -> R {
+        let L = state.handle
+        let top = try prepare()
+        defer { lua_settop(L, top) }
+        var count: Int32 = 0
+        repeat (each arguments).push(to: state, counting: &count)
+        try invoke(arguments: count, results: 1)
+        return try R.read(from: state, at: -1)
+    }
+
+    /// Calls the function and ignores its results.
+    @inlinable
+    public func call<each A: LuaPushable>(_ arguments: repeat each A) throws {
+        let L = state.handle
+        let top = try prepare()
+        defer { lua_settop(L, top) }
+        var count: Int32 = 0
+        repeat (each arguments).push(to: state, counting: &count)
+        try invoke(arguments: count, results: 0)
+    }
+
+    /// Calls the function and returns all its results as values.
+    public func callForValues(_ arguments: [LuaValue]) throws -> [LuaValue] {
+        let L = state.handle
+        let top = try prepare()
+        defer { lua_settop(L, top) }
+        guard lua_checkstack(L, Int32(arguments.count) + 4) != 0 else {
+            throw LuaError.runtime(ScriptFailure(message: "too many arguments (\(arguments.count))"))
+        }
+        for argument in arguments { argument.push(to: state) }
+        try invoke(arguments: Int32(arguments.count), results: LUA_MULTRET)
+        let results = lua_gettop(L) - top
+        return try (0..<results).map { try LuaValue.read(from: state, at: top + 1 + $0) }
+    }
+
+    /// Enters the state and pushes the function; returns the stack top to restore.
+    @inlinable func prepare() throws -> Int32 {
+        try state.checkOpen()
+        state.enter()
+        let L = state.handle
+        let top = lua_gettop(L)
+        if lua_checkstack(L, 24) == 0 {
+            throw LuaError.runtime(ScriptFailure(message: "stack overflow (Lua stack exhausted)"))
+        }
+        wl_getref(L, reference)
+        return top
+    }
+
+    /// Runs the protected call under the state's deadline.
+    @inlinable func invoke(arguments: Int32, results: Int32) throws {
+        let L = state.handle
+        let depth = wl_call_begin(L, state.timeoutNanoseconds)
+        let status = wl_pcall(L, arguments, results)
+        wl_call_end(L, depth)
+        if status != LUA_OK { throw state.error(status: status) }
+    }
+}
