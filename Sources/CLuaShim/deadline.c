@@ -46,7 +46,10 @@ static void deadline_hook(lua_State *L, lua_Debug *ar) {
         lua_sethook(L, NULL, 0, 0);       /* stale: armed for a call that has ended */
         return;
     }
-    rt->fatal = WL_FATAL_TIMEOUT;
+    if (rt->fatal != WL_FATAL_TIMEOUT) {
+        rt->fatal = WL_FATAL_TIMEOUT;
+        wl_record_frames(rt, L, 0);       /* where the script was: level 0 in a hook */
+    }
     /* The hook stays armed: if anything swallowed this error, the next instruction
        raises it again. The sandbox's pcall wrappers rethrow it in any case. */
     luaL_error(L, "script timed out: the call exceeded its CPU deadline of %d ms",

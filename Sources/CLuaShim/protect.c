@@ -8,7 +8,10 @@
 /* The message handler: records where the error happened, without allocating, and
    leaves the error value as it is. Level 0 is the handler itself. */
 static int message_handler(lua_State *L) {
-    wl_record_frames(wl_rt(L), L, 1);
+    wl_runtime *rt = wl_rt(L);
+    /* A limit is rethrown by every pcall wrapper on its way out: keep the frames of the
+       place where it first hit, not of the last rethrow. */
+    if (rt->fatal == WL_FATAL_NONE || rt->frame_count == 0) wl_record_frames(rt, L, 1);
     return 1;
 }
 
@@ -73,7 +76,7 @@ int wl_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
     rt->unprotected = saved;
     if (status != LUA_OK && status != LUA_YIELD) {
         if (status == LUA_ERRMEM && rt->fatal == WL_FATAL_NONE) rt->fatal = WL_FATAL_MEMORY;
-        wl_record_frames(rt, co, 0);
+        if (rt->fatal == WL_FATAL_NONE || rt->frame_count == 0) wl_record_frames(rt, co, 0);
     }
     return status;
 }

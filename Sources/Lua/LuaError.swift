@@ -19,10 +19,12 @@ public enum LuaError: Error, Sendable, CustomStringConvertible {
     case syntax(ScriptFailure)
     /// The script raised an error, or Lua did (indexing nil, a bad argument...).
     case runtime(ScriptFailure)
-    /// The state's memory ceiling was reached. No script can catch this.
-    case memory(limit: Int)
-    /// The call ran past its CPU deadline. No script can catch this.
-    case timeout(limit: Duration)
+    /// The state's memory ceiling was reached. No script can catch this. The failure says
+    /// where, when a script frame could be found.
+    case memory(limit: Int, failure: ScriptFailure)
+    /// The call ran past its CPU deadline. No script can catch this. The failure says
+    /// where the script was when the deadline hit.
+    case timeout(limit: Duration, failure: ScriptFailure)
     /// A host function threw `underlying`; `failure` says where in the script it was called.
     case host(underlying: any Error, failure: ScriptFailure)
     /// A value did not have the type Swift asked for.
@@ -36,10 +38,8 @@ public enum LuaError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .syntax(let failure), .runtime(let failure):
             return failure.description
-        case .memory(let limit):
-            return "not enough memory: the script reached its ceiling of \(ByteCount(limit))"
-        case .timeout(let limit):
-            return "script timed out: the call exceeded its CPU deadline of \(limit)"
+        case .memory(_, let failure), .timeout(_, let failure):
+            return failure.description
         case .host(let underlying, let failure):
             return failure.location.map { "\($0): \(underlying)" } ?? "\(underlying)"
         case .typeMismatch(let expected, let actual, let context):
@@ -56,7 +56,8 @@ public enum LuaError: Error, Sendable, CustomStringConvertible {
     /// The script failure behind this error, if it came from running a script.
     public var failure: ScriptFailure? {
         switch self {
-        case .syntax(let failure), .runtime(let failure), .host(_, let failure): failure
+        case .syntax(let failure), .runtime(let failure), .host(_, let failure),
+             .memory(_, let failure), .timeout(_, let failure): failure
         default: nil
         }
     }
@@ -96,8 +97,7 @@ public struct ScriptFailure: Sendable, CustomStringConvertible {
 
     /// `file:line: message`, without repeating a position Lua already put in front.
     public var description: String {
-        guard let location, !message.hasPrefix(location + ":") else { return message }
-        if message.hasPrefix(chunk.map { $0 + ":" } ?? "\u{0}") { return message }
+        guard let location, let chunk, !message.hasPrefix(chunk + ":") else { return message }
         return "\(location): \(message)"
     }
 

@@ -71,7 +71,7 @@ public final class LuaState {
     public init(options: Options = Options()) throws {
         installBridge()
         guard let handle = wl_newstate(options.memoryLimit.map { max(0, $0) } ?? 0) else {
-            throw LuaError.memory(limit: options.memoryLimit ?? 0)
+            throw LuaError.memory(limit: options.memoryLimit ?? 0, failure: ScriptFailure(message: "not enough memory to create a Lua state"))
         }
         self.options = options
         self.handle = handle
@@ -93,7 +93,8 @@ public final class LuaState {
         errorMetatableReference = makeErrorMetatable()
         if let limit = options.memoryLimit, wl_memory_used(handle) > limit {
             close()
-            throw LuaError.memory(limit: limit)
+            throw LuaError.memory(limit: limit, failure: ScriptFailure(
+                message: "not enough memory: the standard library alone needs more than \(ByteCount(limit))"))
         }
     }
 
@@ -225,21 +226,25 @@ public final class LuaState {
 
     /// Turns the error value on top of the stack (after a failed call) into a LuaError.
     @usableFromInline func error(status: Int32, at index: Int32 = -1) -> LuaError {
-        switch wl_fatal(handle) {
-        case Int32(WL_FATAL_TIMEOUT):
-            return .timeout(limit: options.timeout ?? .zero)
-        case Int32(WL_FATAL_MEMORY):
-            return .memory(limit: options.memoryLimit ?? 0)
-        default:
-            break
+        let fatal = Int(wl_fatal(handle))
+        if fatal == Int(WL_FATAL_TIMEOUT) {
+            let limit = options.timeout ?? .zero
+            return .timeout(limit: limit, failure: failure(message:
+                "script timed out: the call exceeded its CPU deadline of \(Milliseconds(limit))"))
         }
-        if status == LUA_ERRMEM { return .memory(limit: options.memoryLimit ?? 0) }
+        if fatal == Int(WL_FATAL_MEMORY) || status == LUA_ERRMEM {
+            let limit = options.memoryLimit ?? 0
+            return .memory(limit: limit, failure: failure(message: limit > 0
+                ? "not enough memory: the script reached its ceiling of \(ByteCount(limit))"
+                : "not enough memory"))
+        }
         if let underlying = hostError(at: index) {
             return .host(underlying: underlying, failure: failure(message: "\(underlying)"))
         }
-        let message = describeError(at: index)
-        if status == LUA_ERRSYNTAX { return .syntax(syntaxFailure(message)) }
-        return .runtime(failure(message: message))
+        var failure = failure(message: "")      // the frames first: describing may call Lua
+        failure.message = describeError(at: index)
+        if status == LUA_ERRSYNTAX { return .syntax(syntaxFailure(failure.message)) }
+        return .runtime(failure)
     }
 
     private func failure(message: String) -> ScriptFailure {
@@ -313,6 +318,13 @@ private func logTrampoline(_ context: UnsafeMutableRawPointer?, _ level: Int32,
     let box = Unmanaged<LogBox>.fromOpaque(context).takeUnretainedValue()
     let bytes = UnsafeRawBufferPointer(start: text, count: length)
     box.sink(LuaLogLevel(rawValue: Int(level)) ?? .info, String(decoding: bytes, as: UTF8.self))
+}
+
+/// A duration written for messages: `1000 ms`.
+struct Milliseconds: CustomStringConvertible {
+    var duration: Duration
+    init(_ duration: Duration) { self.duration = duration }
+    var description: String { "\(duration.nanoseconds / 1_000_000) ms" }
 }
 
 extension Duration {
