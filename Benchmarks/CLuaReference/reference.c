@@ -106,6 +106,16 @@ uint64_t clr_call_title(clr_state *state, int64_t first, int64_t count) {
     return sink;
 }
 
+uint64_t clr_call_title_discarding(clr_state *state, int64_t first, int64_t count) {
+    lua_State *L = state->L;
+    for (int64_t row = first; row < first + count; row++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, state->title);
+        lua_pushinteger(L, row);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK) fail(L, "title");
+    }
+    return (uint64_t)count;
+}
+
 void clr_call_function_loop(clr_state *state, int64_t n) {
     lua_State *L = state->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, state->function_loop);

@@ -105,7 +105,9 @@ void wl_record_frames(wl_runtime *rt, lua_State *L, int first_level) {
         copy_text(f->source, sizeof f->source, ar.short_src);
         copy_text(f->name, sizeof f->name, ar.name);
         copy_text(f->what, sizeof f->what, ar.what);
+        copy_text(f->namewhat, sizeof f->namewhat, ar.namewhat);
         f->line = ar.currentline;
+        f->linedefined = ar.linedefined;
     }
     rt->frame_count = count;
 }

@@ -110,21 +110,24 @@ static int resume_step(lua_State *L, lua_State *co, int nargs, int wrap) {
     return lua_error(L);
 }
 
-static lua_State *resumable(lua_State *L, lua_State *co) {
-    if (wl_is_parked(co))
-        luaL_error(L, "cannot resume a coroutine that is waiting for an async host function");
-    return co;
-}
+static const char *const parked_message =
+    "cannot resume a coroutine that is waiting for an async host function";
 
 static int safe_resume(lua_State *L) {
     lua_State *co = lua_tothread(L, 1);
     luaL_argexpected(L, co, 1, "coroutine");
-    return resume_step(L, resumable(L, co), lua_gettop(L) - 1, 0);
+    if (wl_is_parked(co)) {                    /* like Lua's other non-resumable cases */
+        lua_pushboolean(L, 0);
+        lua_pushstring(L, parked_message);
+        return 2;
+    }
+    return resume_step(L, co, lua_gettop(L) - 1, 0);
 }
 
 static int wrapped_call(lua_State *L) {
     lua_State *co = lua_tothread(L, lua_upvalueindex(1));
-    return resume_step(L, resumable(L, co), lua_gettop(L), 1);
+    if (wl_is_parked(co)) return luaL_error(L, "%s", parked_message);
+    return resume_step(L, co, lua_gettop(L), 1);
 }
 
 static int safe_wrap(lua_State *L) {

@@ -162,12 +162,10 @@ extension LuaState {
         let L = handle
         wl_new_userdata_type(L, "host error")
         let metatable = lua_gettop(L)
-        let describe = HostFunctionBox(state: self) { state in
-            let L = state.handle
-            let box = wl_to_object(L, 1, wl_upvalue_index(2)).map {
-                Unmanaged<HostErrorBox>.fromOpaque($0).takeUnretainedValue()
-            }
-            String(describing: box?.error ?? "host error" as Any).push(to: state)
+        // The method trampoline has checked that `self` is a host error before this runs.
+        let describe = MethodBox(state: self) { object, state in
+            let box = Unmanaged<HostErrorBox>.fromOpaque(object).takeUnretainedValue()
+            String(describing: box.error).push(to: state)
             return 1
         }
         wl_push_method(L, Unmanaged.passRetained(describe).toOpaque(), metatable)

@@ -79,7 +79,13 @@ public struct ScriptFailure: Sendable, CustomStringConvertible {
         public var source: String
         public var line: Int?
         public var function: String?
+        /// "Lua", "C" or "main".
         public var kind: String
+        /// How the function was named at the call: "global", "local", "method", "field",
+        /// "upvalue", or "".
+        public var nameKind: String = ""
+        /// The line where the function is defined.
+        public var lineDefined: Int?
     }
 
     public init(message: String, chunk: String? = nil, line: Int? = nil, frames: [Frame] = []) {
@@ -109,13 +115,14 @@ public struct ScriptFailure: Sendable, CustomStringConvertible {
             if let number = frame.line { line += ":\(number)" }
             line += ": in "
             if let function = frame.function, !function.isEmpty {
-                line += "function '\(function)'"
+                let kind = frame.nameKind.isEmpty || frame.nameKind == "global" ? "function" : frame.nameKind
+                line += "\(kind) '\(function)'"
             } else if frame.kind == "main" {
                 line += "main chunk"
             } else if frame.kind == "C" {
-                line += "a C function"
+                line += "?"
             } else {
-                line += "function <\(frame.source)>"
+                line += "function <\(frame.source):\(frame.lineDefined ?? 0)>"
             }
             lines.append(line)
         }

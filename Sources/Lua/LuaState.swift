@@ -256,8 +256,10 @@ public final class LuaState {
             let source = withUnsafeBytes(of: &frame.source) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             let name = withUnsafeBytes(of: &frame.name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             let kind = withUnsafeBytes(of: &frame.what) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let nameKind = withUnsafeBytes(of: &frame.namewhat) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             frames.append(.init(source: source, line: frame.line > 0 ? Int(frame.line) : nil,
-                                function: name.isEmpty ? nil : name, kind: kind))
+                                function: name.isEmpty ? nil : name, kind: kind, nameKind: nameKind,
+                                lineDefined: frame.linedefined > 0 ? Int(frame.linedefined) : nil))
         }
         let innermost = frames.first { $0.kind != "C" && $0.line != nil }
         return ScriptFailure(message: message, chunk: innermost?.source, line: innermost?.line, frames: frames)

@@ -23,6 +23,9 @@ void clr_close(clr_state *state);
    count from a C loop, copying each result's bytes out. Returns a checksum of the bytes. */
 uint64_t clr_call_title(clr_state *state, int64_t first, int64_t count);
 
+/* The same calls, with the result dropped unread: lua_pcall(L, 1, 0, 0). Returns count. */
+uint64_t clr_call_title_discarding(clr_state *state, int64_t first, int64_t count);
+
 /* Lua→C: runs `for i = 1, n do f(i) end` once, where f is a C function returning x + 1. */
 void clr_call_function_loop(clr_state *state, int64_t n);
 

@@ -36,7 +36,9 @@ typedef struct wl_frame {
     char source[LUA_IDSIZE];   /* short source, as in "file.lua" or [string "..."] */
     char name[64];             /* function name if Lua knows one, else "" */
     char what[8];              /* "Lua", "C", "main" */
+    char namewhat[16];         /* "global", "local", "method", "field", "upvalue" or "" */
     int line;                  /* current line, or -1 */
+    int linedefined;           /* where the function starts */
 } wl_frame;
 
 typedef void (*wl_log_fn)(void *context, int level, const char *text, size_t length);

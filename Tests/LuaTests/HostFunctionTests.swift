@@ -1,0 +1,186 @@
+import Testing
+@testable import Lua
+
+@Suite struct HostFunctionTests {
+    @Test func typedArgumentsAndResults() throws {
+        let state = try LuaState()
+        try state.library().set("greet", state.function { (name: String, times: Int?) -> String in
+            String(repeating: "hi \(name) ", count: times ?? 1)
+        })
+        #expect(try state.eval("greet('bob', 2)", as: String.self) == "hi bob hi bob ")
+        #expect(try state.eval("greet('amy')", as: String.self) == "hi amy ")
+    }
+
+    @Test func wrongArgumentsGiveLuasUsualMessage() throws {
+        let state = try LuaState()
+        let http = try state.newTable()
+        try http.set("get", state.function { (url: String, options: [String: String]?) -> Int in url.count })
+        try state.library().set("http", http)
+        let cases = [
+            ("http.get('u', 5)", "bad argument #2 to 'get' (table expected, got number)"),
+            ("http.get(nil)", "bad argument #1 to 'get' (string expected, got nil)"),
+            ("http.get()", "bad argument #1 to 'get' (string expected, got no value)"),
+            ("http.get(print)", "bad argument #1 to 'get' (string expected, got function)"),
+            ("http.get('u', {a = {}})", "bad argument #2 to 'get' (string expected at [\"a\"], got table)"),
+        ]
+        for (code, message) in cases {
+            do {
+                try state.run(code, name: "call")
+                Issue.record("\(code) did not fail")
+            } catch let LuaError.runtime(failure) {
+                #expect(failure.message == "call:1: " + message)
+            }
+        }
+    }
+
+    @Test func rawFunctionsTakeAndReturnAnyNumberOfValues() throws {
+        let state = try LuaState()
+        try state.library().set("count", state.function { call in
+            call.return(call.count, try call.argument(1, as: String.self))
+        })
+        let values = try state.load("return count('a', 2, 3)", name: "n").callForValues([])
+        guard values.count == 2, case .integer(3) = values[0], case .string(let s) = values[1] else {
+            Issue.record("\(values)"); return
+        }
+        #expect(s == "a")
+    }
+
+    struct Refused: Error, Equatable { var code: Int }
+    final class Marker: Error, @unchecked Sendable {}
+
+    @Test func aSwiftErrorComesBackAsTheSameValue() throws {
+        let state = try LuaState()
+        let marker = Marker()
+        let thrown: any Error = marker   // (`===` on a class error inside #expect crashes Swift 6.3.1's SILGen)
+        try state.library().set("refuse", state.function { (code: Int) throws -> Int in throw Refused(code: code) })
+        try state.library().set("mark", state.function { () throws -> Int in throw thrown })
+        do {
+            try state.load("local x = 1\nrefuse(7)", name: "script").call()
+            Issue.record("no error")
+        } catch LuaError.host(let underlying, let failure) {
+            #expect(underlying as? Refused == Refused(code: 7))
+            #expect(failure.location == "script:2")
+        }
+        do {
+            try state.run("mark()", name: "m")
+        } catch LuaError.host(let underlying, _) {
+            let same = (underlying as AnyObject) === marker   // outside #expect: see `thrown`
+            #expect(same)
+        }
+        // A script can catch it; tostring gives the error's description.
+        let text = try state.eval("select(2, pcall(refuse, 3))", as: LuaValue.self)
+        guard case .userdata = text else { Issue.record("\(text)"); return }
+        #expect(try state.eval("tostring(select(2, pcall(refuse, 3)))", as: String.self) == "Refused(code: 3)")
+    }
+
+    /// Invariant 1: an error deep inside Lua→Swift→Lua→Swift nesting unwinds through Lua only.
+    @Test func deepNestingFailureUnwindsCleanlyAndReleasesEverything() throws {
+        let counter = LiveCount()
+        do {
+            let state = try LuaState()
+            let library = try state.library()
+            try library.set("inner", state.function { (depth: Int) throws -> Int in
+                let guardObject = Tracked(counter)            // a Swift frame with a live object
+                defer { _ = guardObject }
+                throw HostFunctionTests.Refused(code: depth)
+            })
+            try library.set("outer", state.function { (callback: LuaFunction) throws -> Int in
+                let guardObject = Tracked(counter)
+                defer { _ = guardObject }
+                // Swift → Lua: the callback calls inner, which throws.
+                return try callback.call(Tracked(counter).counter.created, returning: Int.self)
+            })
+            let result = try state.load("""
+                local function middle(n) return inner(n) end
+                local ok, e = pcall(outer, function(n) return outer(middle) end)
+                return ok, tostring(e)
+                """, name: "nest").callForValues([])
+            guard result.count == 2, case .boolean(false) = result[0], case .string(let message) = result[1] else {
+                Issue.record("\(result)"); return
+            }
+            #expect(message.description.hasPrefix("Refused(code:"))
+            #expect(try state.eval("1 + 1", as: Int.self) == 2)  // the state is usable
+            state.close()
+        }
+        #expect(counter.created >= 4)
+        #expect(counter.live == 0)
+    }
+
+    @Test func hostFunctionsAreReleasedWhenCollected() throws {
+        let counter = LiveCount()
+        let state = try LuaState()
+        do {
+            let tracked = Tracked(counter)
+            let function = state.function { () -> Int in tracked.counter.live }
+            #expect(try function.call(returning: Int.self) == 1)
+        }
+        #expect(counter.live == 1)          // Lua still holds the closure until it is collected
+        state.collectGarbage()
+        state.collectGarbage()
+        #expect(counter.live == 0)
+    }
+}
+
+@Suite struct UserdataTests {
+    final class Counter: LuaUserdata {
+        static let luaTypeName = "Counter"
+        var value = 0
+        let tracked: Tracked?
+        init(_ counter: LiveCount? = nil) { tracked = counter.map(Tracked.init) }
+        static func describe(_ type: inout LuaUserdataType<Counter>) {
+            type.method("add") { (counter: Counter, amount: Int) in counter.value += amount }
+            type.method("get") { (counter: Counter) in counter.value }
+            type.property("value", get: { $0.value }, set: { $0.value = $1 })
+            type.property("double", get: { $0.value * 2 })
+            type.method("__tostring") { (counter: Counter) in "Counter(\(counter.value))" }
+        }
+    }
+
+    @Test func methodsPropertiesAndMetamethods() throws {
+        let state = try LuaState()
+        let counter = Counter()
+        try state.library().set("c", counter)
+        let results = try state.load("""
+            c:add(2); c:add(3)
+            c.value = c.value + 10
+            return c:get(), c.double, tostring(c), getmetatable(c)
+            """, name: "u").callForValues([])
+        guard results.count == 4, case .integer(15) = results[0], case .integer(30) = results[1],
+              case .string(let text) = results[2], case .boolean(false) = results[3] else {
+            Issue.record("\(results)"); return
+        }
+        #expect(text == "Counter(15)")
+        #expect(counter.value == 15)
+        #expect(try state.eval("c", as: Counter.self) === counter)
+    }
+
+    @Test func wrongSelfOrArgumentIsAnArgumentError() throws {
+        let state = try LuaState()
+        try state.library().set("c", Counter())
+        let cases = [
+            ("c.add(42, 1)", "bad argument #1 to 'add' (Counter expected, got number)"),
+            ("c.add({}, 1)", "bad argument #1 to 'add' (Counter expected, got table)"),
+            ("c:add('x')", "bad argument #1 to 'add' (number expected, got string)"),
+            ("local t = { add = c.add } t:add(1)", "calling 'add' on bad self (Counter expected, got table)"),
+            ("c.double = 1", "cannot set field 'double' of Counter"),
+        ]
+        for (code, message) in cases {
+            do {
+                try state.run(code, name: "u")
+                Issue.record("\(code) did not fail")
+            } catch let LuaError.runtime(failure) {
+                #expect(failure.message.hasSuffix(message), "\(code)")
+            }
+        }
+    }
+
+    @Test func garbageCollectionReleasesTheObject() throws {
+        let live = LiveCount()
+        let state = try LuaState()
+        try state.library().set("make", state.function { () -> Counter in Counter(live) })
+        try state.run("for i = 1, 100 do local c = make() c:add(i) end", name: "make")
+        #expect(live.created == 100)
+        state.collectGarbage()
+        #expect(live.live == 0)
+    }
+}

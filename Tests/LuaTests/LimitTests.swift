@@ -1,0 +1,110 @@
+import Testing
+@testable import Lua
+
+/// DESIGN invariant 4: limits that cannot be swallowed and leave the state usable.
+@Suite struct LimitTests {
+    static let deadline = Duration.milliseconds(200)
+    /// Generous: the machines are shared. The point is that the call ends by itself.
+    static let margin = Duration.milliseconds(1500)
+
+    static let runaways: [(name: String, code: String)] = [
+        ("loop", "while true do end"),
+        ("loop in pcall", "pcall(function() while true do end end) while true do end"),
+        ("pcall retried forever", "while true do pcall(function() while true do end end) end"),
+        ("loop in a coroutine", "coroutine.wrap(function() while true do end end)()"),
+        ("resume swallowing", "while true do coroutine.resume(coroutine.create(function() while true do end end)) end"),
+        ("loop in an xpcall handler", "xpcall(error, function() while true do end end)"),
+        ("xpcall catching", "while true do xpcall(function() while true do end end, function(e) return e end) end"),
+        ("loop in a __gc", "setmetatable({}, { __gc = function() while true do end end }) collectgarbage('count') local t = {} for i = 1, 1e7 do t[i % 100] = {} end while true do end"),
+        ("loop in string.gsub callback", "string.gsub(('x'):rep(100), 'x', function() while true do end end)"),
+    ]
+
+    @Test(arguments: runaways.indices)
+    func runawayScriptTimesOut(_ index: Int) throws {
+        let (name, code) = Self.runaways[index]
+        let state = try LuaState(options: .init(timeout: Self.deadline))
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            try state.run(code, name: "runaway")
+            Issue.record("\(name): no error")
+        } catch LuaError.timeout(let limit, let failure) {
+            #expect(limit == Self.deadline)
+            #expect(failure.location?.hasPrefix("runaway:") == true, "\(name): \(failure)")
+        } catch {
+            Issue.record("\(name): \(error)")
+        }
+        let elapsed = clock.now - start
+        #expect(elapsed >= Self.deadline - .milliseconds(10), "\(name) \(elapsed)")
+        #expect(elapsed < Self.deadline + Self.margin, "\(name) \(elapsed)")
+        #expect(try state.eval("40 + 2", as: Int.self) == 42, "\(name): the state is usable")
+    }
+
+    static let hogs: [(name: String, code: String)] = [
+        ("string.rep", "local s = string.rep('x', 1e10)"),
+        ("string.rep in pcall", "local ok = pcall(string.rep, 'x', 1e10) error('swallowed: ' .. tostring(ok))"),
+        ("table grown forever", "local t = {} local i = 0 while true do i = i + 1 t[i] = i end"),
+        ("strings grown forever in pcall", "local ok, e = pcall(function() local t = {} while true do t[#t + 1] = ('x'):rep(1000) .. #t end end) error('swallowed: ' .. tostring(e))"),
+        ("in a coroutine", "coroutine.wrap(function() local t = {} while true do t[#t + 1] = {} end end)()"),
+        ("resume swallowing", "local ok = coroutine.resume(coroutine.create(function() return ('x'):rep(1e9) end)) error('swallowed')"),
+        ("xpcall handler", "xpcall(function() error('x') end, function() return ('x'):rep(1e9) end) error('swallowed')"),
+    ]
+
+    @Test(arguments: hogs.indices)
+    func memoryHogHitsTheCeiling(_ index: Int) throws {
+        let (name, code) = Self.hogs[index]
+        let limit = 32 << 20
+        let state = try LuaState(options: .init(memoryLimit: limit, timeout: .seconds(20)))
+        do {
+            try state.run(code, name: "hog")
+            Issue.record("\(name): no error")
+        } catch LuaError.memory(let reported, _) {
+            #expect(reported == limit)
+        } catch {
+            Issue.record("\(name): \(error)")
+        }
+        #expect(state.memoryUsed <= limit)
+        #expect(try state.eval("('ok'):rep(2)", as: String.self) == "okok", "\(name): the state is usable")
+    }
+
+    @Test func unboundedRecursionIsAStackOverflowAndTheStateRecovers() throws {
+        let state = try LuaState(options: .init(memoryLimit: 256 << 20, timeout: .seconds(20)))
+        do {
+            try state.run("local function f(n) return 1 + f(n + 1) end f(1)", name: "deep")
+            Issue.record("no error")
+        } catch LuaError.runtime(let failure) {
+            #expect(failure.message.contains("stack overflow"))
+        }
+        do {
+            try state.run("local function f() return string.gsub('x', 'x', f) end f()", name: "cdeep")
+            Issue.record("no error")
+        } catch LuaError.runtime(let failure) {
+            #expect(failure.message.contains("stack overflow"))
+        }
+        #expect(try state.eval("1", as: Int.self) == 1)
+    }
+
+    @Test func aDeadlineIsPerCallNotPerState() throws {
+        let state = try LuaState(options: .init(timeout: .milliseconds(300)))
+        let spin = try state.eval("function(ms) local t = os.clock() while os.clock() - t < ms / 1000 do end return ms end", as: LuaFunction.self)
+        for _ in 0..<4 { #expect(try spin.call(150, returning: Int.self) == 150) }   // 600 ms in all
+        #expect(throws: LuaError.self) { try spin.call(2000, returning: Int.self) }
+        #expect(try spin.call(10, returning: Int.self) == 10)
+    }
+
+    @Test func nestedCallsShareTheOuterDeadline() throws {
+        let state = try LuaState(options: .init(timeout: .milliseconds(200)))
+        let spin = try state.eval("function() local t = os.clock() while os.clock() - t < 0.15 do end end", as: LuaFunction.self)
+        try state.defaultEnvironment().set("host", state.function { () throws -> Int in
+            try spin.call()
+            try spin.call()          // 300 ms inside one outer call: the outer deadline fires
+            return 1
+        })
+        let outer = try state.load("return host()", name: "outer")
+        #expect {
+            try outer.call()
+        } throws: { error in
+            if case LuaError.timeout = error { return true } else { return false }
+        }
+    }
+}
