@@ -46,9 +46,24 @@ static int safe_pcall(lua_State *L) {
     return finish_pcall(L, status, 0);
 }
 
+/* The script's message handler, called through this guard. When the deadline hook
+   raises its error, Lua calls the handler from inside the hook, where hooks are off: a
+   handler that loops would then never be stopped. Once a limit has fired, the guard
+   hands the error on untouched instead; pcall's finish rethrows it anyway. */
+static int guarded_handler(lua_State *L) {
+    if (wl_rt(L)->fatal != WL_FATAL_NONE) return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
 static int safe_xpcall(lua_State *L) {
     int n = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, guarded_handler, 1);
+    lua_replace(L, 2);
     lua_pushboolean(L, 1);
     lua_pushvalue(L, 1);
     lua_rotate(L, 3, 2);                       /* f, handler, true, f, args... */
@@ -144,9 +159,21 @@ static int safe_close(lua_State *L) {
     luaL_argexpected(L, co, 1, "coroutine");
     if (wl_is_parked(co))
         return luaL_error(L, "cannot close a coroutine that is waiting for an async host function");
+    lua_settop(L, 1);
     lua_pushvalue(L, lua_upvalueindex(1));     /* the library's close */
     lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    /* Its pending __close handlers run on `co`: the deadline must be able to reach them
+       there (invariant 4). */
+    lua_Debug ar;
+    int closable = co != L && (lua_status(co) != LUA_OK || !lua_getstack(co, 0, &ar));
+    if (closable) wl_set_running(L, co);       /* not running, not resuming another */
+    int ok = lua_pcall(L, 1, LUA_MULTRET, 0);
+    wl_set_running(L, L);
+    if (ok != LUA_OK) {
+        is_limit(L, ok);
+        return lua_error(L);
+    }
+    if (wl_rt(L)->fatal != WL_FATAL_NONE) return lua_error(L);   /* a limit hit a __close */
     return lua_gettop(L);
 }
 
@@ -249,6 +276,24 @@ static void push_coroutine_library(lua_State *L, int from) {
     lua_setfield(L, -2, "close");
 }
 
+/* Lua runs finalizers with hooks off, so the deadline could never stop a __gc that
+   loops: sandboxed scripts cannot set one. Lua marks an object for finalization only
+   when its metatable already has __gc at setmetatable time, so checking here is enough. */
+static int safe_setmetatable(lua_State *L) {
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        int has_gc = lua_rawget(L, 2) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (has_gc)
+            return luaL_argerror(L, 2, "__gc metamethods are not allowed in the sandbox "
+                                       "(finalizers run where the deadline cannot stop them)");
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
 static void set_limit_proof_base(lua_State *L, int table) {
     lua_pushcfunction(L, safe_pcall);
     lua_setfield(L, table, "pcall");
@@ -284,6 +329,9 @@ int wl_open_libraries(lua_State *L, int sandboxed) {
     copy_fields(L, G, safe, safe_base);
     copy_fields(L, G, safe, whole_libraries);
     set_limit_proof_base(L, safe);
+    lua_getfield(L, G, "setmetatable");
+    lua_pushcclosure(L, safe_setmetatable, 1);
+    lua_setfield(L, safe, "setmetatable");
     lua_getfield(L, G, "coroutine");
     lua_setfield(L, safe, "coroutine");
     lua_pushcfunction(L, safe_collectgarbage);
@@ -298,6 +346,42 @@ int wl_open_libraries(lua_State *L, int sandboxed) {
 }
 
 /* ---------------------------------------------------------------- json */
+
+/* cjson 2.1 decodes every number as a float; JSON does not tell 2 from 2.0, and a
+   script expects page 2, not 2.0. Integral values that a double holds exactly become
+   integers, in place, through the whole decoded value. */
+static void integers_in_place(lua_State *L, int index) {
+    luaL_checkstack(L, 4, "decoded json");
+    lua_pushnil(L);
+    while (lua_next(L, index)) {
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            integers_in_place(L, lua_gettop(L));
+        } else if (lua_type(L, -1) == LUA_TNUMBER && !lua_isinteger(L, -1)) {
+            lua_Number x = lua_tonumber(L, -1);
+            if (x >= -9007199254740992.0 && x <= 9007199254740992.0 && x == (lua_Number)(lua_Integer)x) {
+                lua_pushvalue(L, -2);
+                lua_pushinteger(L, (lua_Integer)x);
+                lua_rawset(L, index);          /* replacing a field keeps lua_next valid */
+            }
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static int json_decode(lua_State *L) {
+    lua_settop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));     /* the private instance's decode */
+    lua_insert(L, 1);
+    lua_call(L, 1, 1);
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        integers_in_place(L, 1);               /* decode_max_depth bounds the recursion */
+    } else if (lua_type(L, 1) == LUA_TNUMBER) {
+        lua_Number x = lua_tonumber(L, 1);
+        if (x >= -9007199254740992.0 && x <= 9007199254740992.0 && x == (lua_Number)(lua_Integer)x)
+            lua_pushinteger(L, (lua_Integer)x);
+    }
+    return 1;
+}
 
 int wl_open_json(lua_State *L, int max_depth) {
     luaL_requiref(L, "cjson", luaopen_cjson, 0);
@@ -318,6 +402,17 @@ int wl_open_json(lua_State *L, int max_depth) {
         lua_pushinteger(L, max_depth);
         lua_call(L, 1, 0);
     }
+    /* Scripts get encode, decode and null only: the configuration functions would let
+       one script change how every other script's json behaves. */
+    lua_createtable(L, 0, 3);
+    lua_getfield(L, json, "encode");
+    lua_setfield(L, -2, "encode");
+    lua_getfield(L, json, "decode");
+    lua_pushcclosure(L, json_decode, 1);
+    lua_setfield(L, -2, "decode");
+    lua_getfield(L, json, "null");
+    lua_setfield(L, -2, "null");
+    lua_remove(L, json);
     return 1;
 }
 

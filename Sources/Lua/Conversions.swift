@@ -65,7 +65,7 @@ extension Int64: LuaConvertible {
             let number = lua_tonumberx(state.handle, index, nil)
             return .typeMismatch(expected: "integer", actual: "\(number) (no integer representation)", context: "")
         }
-        return mismatch("integer", state, index)
+        return mismatch("number", state, index)   // as luaL_checkinteger says it
     }
 }
 

@@ -13,6 +13,15 @@ import Testing
         #expect(try state.eval("require('json') == json", as: Bool.self))
     }
 
+    @Test func wholeNumbersDecodeAsIntegers() throws {
+        #expect(try state.eval("math.type(json.decode('{\"page\": 2}').page)", as: String.self) == "integer")
+        #expect(try state.eval("'page ' .. json.decode('[[2]]')[1][1]", as: String.self) == "page 2")
+        #expect(try state.eval("math.type(json.decode('7'))", as: String.self) == "integer")
+        #expect(try state.eval("math.type(json.decode('[2.5]')[1])", as: String.self) == "float")
+        #expect(try state.eval("math.type(json.decode('[1e300]')[1])", as: String.self) == "float")
+        #expect(try state.eval("json.decode('[-9007199254740992]')[1]", as: Int.self) == -9007199254740992)
+    }
+
     @Test func nullIsTheDocumentedSentinel() throws {
         #expect(try state.eval("json.decode('{\"a\": null}').a == json.null", as: Bool.self))
         #expect(try state.eval("json.encode({ json.null })", as: String.self) == "[null]")

@@ -23,24 +23,27 @@ import Testing
         ("dofile('link.lua')", "dofile: 'link.lua' is outside the script's folder"),
         ("getmetatable('').__index = function() end", "the string metatable is shared by every script and cannot be changed"),
         ("getmetatable('').__index.upper = nil", "the string library is shared by every script and cannot be changed"),
-        ("rawset(getmetatable(''), '__index', {})", "bad argument #1 to 'rawset' (table expected, got string metatable)"),
+        ("rawset(getmetatable(''), '__index', {})", "bad argument #1 to 'rawset' (table expected, got the string metatable)"),
         ("setmetatable('', {})", "bad argument #1 to 'setmetatable' (table expected, got string)"),
         ("collectgarbage('stop')", "collectgarbage('stop') is not allowed in the sandbox (only 'count')"),
         ("collectgarbage()", "collectgarbage('collect') is not allowed in the sandbox (only 'count')"),
         ("require('../outside')", "module '../outside' not found"),
+        ("setmetatable({}, { __gc = function() end })", "bad argument #2 to 'setmetatable' (__gc metamethods are not allowed in the sandbox"),
+        ("json.decode_max_depth(1000)", "attempt to call a nil value (field 'decode_max_depth')"),
+        ("json.encode_keep_buffer(false)", "attempt to call a nil value (field 'encode_keep_buffer')"),
     ]
 
     @Test(arguments: escapes.indices)
     func escapeAttemptIsDenied(_ index: Int) throws {
         let (code, denial) = Self.escapes[index]
-        let outside = try ScriptFolder(["outside.lua": "return 'escaped'"])
-        let folder = try ScriptFolder(["evil.so": "not a library", "main.lua": code])
-        try FileManager.default.createSymbolicLink(atPath: folder.file("link.lua"), withDestinationPath: outside.file("outside.lua"))
-        try FileManager.default.createSymbolicLink(atPath: folder.path + "/../outside.lua", withDestinationPath: outside.file("outside.lua"))
-        defer { try? FileManager.default.removeItem(atPath: folder.path + "/../outside.lua") }
+        // The script's folder is root/scripts; root/outside.lua is a real file beside it.
+        let root = try ScriptFolder([
+            "outside.lua": "return 'escaped'", "scripts/evil.so": "not a library", "scripts/main.lua": code,
+        ])
+        try FileManager.default.createSymbolicLink(atPath: root.file("scripts/link.lua"), withDestinationPath: root.file("outside.lua"))
         let state = try LuaState()
         do {
-            try state.load(file: folder.file("main.lua")).call()
+            try state.load(file: root.file("scripts/main.lua")).call()
             Issue.record("not denied: \(code)")
         } catch let error as LuaError {
             #expect(error.description.contains(denial), "\(code): \(error)")
@@ -80,9 +83,10 @@ import Testing
             shared = 'mine'
             """, name: "first")
         try first.call()
-        let second = try state.load(file: try ScriptFolder(["b.lua": """
+        let folder = try ScriptFolder(["b.lua": """
             return tostring(undefined_global), string.upper('x'), tostring(shared), ('y'):upper()
-            """]).file("b.lua"))
+            """])
+        let second = try state.load(file: folder.file("b.lua"))
         let values = try second.callForValues([])
         #expect(values.map { if case .string(let s) = $0 { s.description } else { "?" } } == ["nil", "X", "nil", "Y"])
     }
