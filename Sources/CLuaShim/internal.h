@@ -20,9 +20,13 @@ struct wl_runtime {
     int call_depth;
     int64_t timeout_ns;       /* of the current outermost call */
     _Atomic int64_t deadline; /* monotonic ns; 0: no call is being timed */
-    _Atomic int expired;      /* the watchdog saw the deadline pass */
-    atomic_flag running_lock; /* guards `running` against the watchdog (see deadline.c) */
-    lua_State *running;       /* the thread executing Lua code now */
+    _Atomic int64_t armed;    /* the deadline the watchdog acted on; 0: none */
+    _Atomic uintptr_t owner;  /* the pthread making the outermost timed call */
+    atomic_flag signal_lock;  /* held by the watchdog while it signals `owner` */
+    struct wl_runtime *outer; /* the thread's previous `current` runtime (deadline.c) */
+    /* The Lua thread executing code now. Written by the owner; read by the deadline
+       signal handler on the same thread, hence atomic. */
+    _Atomic(lua_State *) running;
     lua_State *main;
 
     /* errors */
@@ -45,7 +49,10 @@ static inline wl_runtime *wl_rt(lua_State *L) { return *(wl_runtime **)lua_getex
 
 void wl_watch(wl_runtime *rt);
 void wl_unwatch(wl_runtime *rt);
-void wl_arm_if_expired(wl_runtime *rt, lua_State *L);
+/* Whether the current call's deadline has passed; raises the timeout error if so. For C
+   functions whose loops the hook cannot reach. */
+int wl_deadline_passed(lua_State *L);
+int wl_check_deadline(lua_State *L);
 void wl_record_frames(wl_runtime *rt, lua_State *L, int first_level);
 /* Raises the memory error if a Swift frame pushed usage over the ceiling and a full
    collection cannot bring it back. Called by trampolines after the Swift frame returned. */

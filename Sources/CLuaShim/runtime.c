@@ -39,12 +39,12 @@ lua_State *wl_newstate(size_t limit) {
     if (rt == NULL) return NULL;
     rt->limit = limit;
     rt->unprotected = 1;   /* Swift code is running: see wl_pcall for where it drops */
-    atomic_flag_clear(&rt->running_lock);
+    atomic_flag_clear(&rt->signal_lock);
     lua_State *L = lua_newstate(wl_alloc, rt);
     if (L == NULL) { free(rt); return NULL; }
     *(wl_runtime **)lua_getextraspace(L) = rt;
     rt->main = L;
-    rt->running = L;
+    atomic_store(&rt->running, L);
     lua_setwarnf(L, wl_warn, rt);
     wl_watch(rt);
     return L;

@@ -177,6 +177,84 @@ static int safe_close(lua_State *L) {
     return lua_gettop(L);
 }
 
+/* ---------------------------------------------------------------- C loops */
+
+/* The deadline hook runs between Lua instructions; a C function's own loop never sees
+   it. The library functions whose loops are bounded by neither memory nor a small
+   constant are replaced by these. */
+
+/* string.rep: Lua's loops n times even when each copy is empty (string.rep('', 2^62)
+   never ends), and a result larger than 2 GiB is a plain error. Here an empty result
+   is immediate, and a result larger than the memory ceiling allows is the memory error,
+   as any other allocation would be. */
+static int safe_rep(lua_State *L) {
+    size_t length, separator_length;
+    luaL_checklstring(L, 1, &length);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_optlstring(L, 3, "", &separator_length);
+    if (n <= 0 || length + separator_length == 0) {
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    wl_runtime *rt = wl_rt(L);
+    if (rt->limit != 0) {
+        /* Computed in floating point: exact enough, and it cannot overflow. */
+        double total = (double)n * (double)length + (double)(n - 1) * (double)separator_length;
+        double room = rt->used < rt->limit ? (double)(rt->limit - rt->used) : 0;
+        if (total > room) {
+            /* Ask the allocator for more than the ceiling allows: Lua collects, finds
+               it still does not fit, and raises its memory error. */
+            lua_newuserdatauv(L, rt->limit + 1, 0);
+        }
+    }
+    lua_settop(L, 3);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 3, 1);
+    return 1;
+}
+
+/* table.move: the same contract as Lua's, with a deadline check every few thousand
+   elements (table.move({}, 1, math.maxinteger - 1, 2) moves nils for ever). */
+static int safe_move(lua_State *L) {
+    lua_Integer first = luaL_checkinteger(L, 2);
+    lua_Integer last = luaL_checkinteger(L, 3);
+    lua_Integer to = luaL_checkinteger(L, 4);
+    int target = lua_isnoneornil(L, 5) ? 1 : 5;
+    if (lua_type(L, 1) != LUA_TTABLE && !luaL_getmetafield(L, 1, "__index"))
+        return luaL_typeerror(L, 1, "table");
+    if (target != 1 && lua_type(L, target) != LUA_TTABLE && !luaL_getmetafield(L, target, "__newindex"))
+        return luaL_typeerror(L, target, "table");
+    lua_settop(L, 5);
+    if (last >= first) {
+        luaL_argcheck(L, first > 0 || last < LUA_MAXINTEGER + first, 3, "too many elements to move");
+        lua_Integer count = last - first + 1;
+        luaL_argcheck(L, to <= LUA_MAXINTEGER - count + 1, 4, "destination wrap around");
+        /* Forwards unless the ranges overlap with the destination after the source. */
+        int forwards = to > last || to <= first || (target != 1 && !lua_compare(L, 1, target, LUA_OPEQ));
+        for (lua_Integer i = 0; i < count; i++) {
+            if ((i & 4095) == 4095) wl_check_deadline(L);
+            lua_Integer k = forwards ? i : count - 1 - i;
+            lua_geti(L, 1, first + k);
+            lua_seti(L, target, to + k);
+        }
+    }
+    lua_pushvalue(L, target);
+    return 1;
+}
+
+static void replace_loops(lua_State *L, int G) {
+    lua_getfield(L, G, "string");
+    lua_getfield(L, -1, "rep");
+    lua_pushcclosure(L, safe_rep, 1);
+    lua_setfield(L, -2, "rep");
+    lua_pop(L, 1);
+    lua_getfield(L, G, "table");
+    lua_pushcfunction(L, safe_move);
+    lua_setfield(L, -2, "move");
+    lua_pop(L, 1);
+}
+
 /* ---------------------------------------------------------------- print, collectgarbage */
 
 static int safe_print(lua_State *L) {
@@ -285,8 +363,8 @@ static int safe_setmetatable(lua_State *L) {
         int has_gc = lua_rawget(L, 2) != LUA_TNIL;
         lua_pop(L, 1);
         if (has_gc)
-            return luaL_argerror(L, 2, "__gc metamethods are not allowed in the sandbox "
-                                       "(finalizers run where the deadline cannot stop them)");
+            return luaL_argerror(L, 2, "__gc metamethods are not allowed in the sandbox: "
+                                       "finalizers run where the deadline cannot stop them");
     }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -309,6 +387,7 @@ int wl_open_libraries(lua_State *L, int sandboxed) {
     int G = lua_gettop(L);
     /* Even trusted scripts cannot swallow a limit or print around the host's log. */
     set_limit_proof_base(L, G);
+    replace_loops(L, G);
     lua_getfield(L, G, "coroutine");
     push_coroutine_library(L, lua_gettop(L));
     lua_setfield(L, G, "coroutine");
@@ -466,6 +545,7 @@ static int script_load(lua_State *L) {
         status = luaL_loadbufferx(L, source, length, name, mode);
     }
     if (status != LUA_OK) {
+        if (is_limit(L, status)) return lua_error(L);   /* not the script's to handle */
         luaL_pushfail(L);
         lua_insert(L, -2);
         return 2;                              /* nil, message */
@@ -531,7 +611,9 @@ static int script_loadfile(lua_State *L) {
         lua_pushfstring(L, "cannot open %s", lua_tostring(L, -2));
         return 2;
     }
-    if (load_file(L, load_mode(L)) != LUA_OK) {
+    int status = load_file(L, load_mode(L));
+    if (status != LUA_OK) {
+        if (is_limit(L, status)) return lua_error(L);
         luaL_pushfail(L);
         lua_insert(L, -2);
         return 2;

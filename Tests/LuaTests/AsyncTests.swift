@@ -172,4 +172,23 @@ actor ScriptHost {
             """, 200)
         #expect(total == 20100)
     }
+
+    @Test func aRunawayCoroutineTimesOutOnATaskThread() async throws {
+        // The driver resumes on Swift's cooperative threads, which block signals by
+        // default: the deadline must still reach the script there.
+        let state = try LuaState(options: .init(timeout: .milliseconds(200)))
+        try state.library().set("sleep", state.asyncFunction { (milliseconds: Int) async throws in
+            try await Task.sleep(for: .milliseconds(milliseconds))
+        })
+        let function = try state.load("return function() sleep(300) sleep(300) while true do end end", name: "spin").call(returning: LuaFunction.self)
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect {
+            try await function.callAsync()
+        } throws: { error in
+            if case LuaError.timeout = error { return true } else { return false }
+        }
+        #expect(clock.now - start < .seconds(3))      // 600 ms asleep did not count
+        #expect(clock.now - start >= .milliseconds(750))
+    }
 }

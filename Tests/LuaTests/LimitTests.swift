@@ -16,6 +16,7 @@ import Testing
         ("resume swallowing", "while true do coroutine.resume(coroutine.create(function() while true do end end)) end"),
         ("loop in an xpcall handler", "xpcall(error, function() while true do end end)"),
         ("xpcall catching", "while true do xpcall(function() while true do end end, function(e) return e end) end"),
+        ("table.move over a huge range", "table.move({}, 1, math.maxinteger - 1, 2)"),
         ("loop in a __close", "do local x <close> = setmetatable({}, { __close = function() while true do end end }) end"),
         ("loop in a __close run by coroutine.close", """
             local co = coroutine.create(function()
@@ -52,7 +53,9 @@ import Testing
     }
 
     static let hogs: [(name: String, code: String)] = [
-        ("string.rep", "local s = string.rep('x', 1e9)"),
+        ("string.rep", "local s = string.rep('x', 1e10)"),
+        ("string.rep of 1 GB", "local s = string.rep('x', 1e9)"),
+        ("string.rep with a separator", "local s = string.rep('x', 1e8, 'yy')"),
         ("string.rep in pcall", "local ok = pcall(string.rep, 'x', 1e9) error('swallowed: ' .. tostring(ok))"),
         ("table grown forever", "local t = {} local i = 0 while true do i = i + 1 t[i] = i end"),
         ("strings grown forever in pcall", "local ok, e = pcall(function() local t = {} while true do t[#t + 1] = ('x'):rep(1000) .. #t end end) error('swallowed: ' .. tostring(e))"),
@@ -76,6 +79,18 @@ import Testing
         }
         #expect(state.memoryUsed <= limit)
         #expect(try state.eval("('ok'):rep(2)", as: String.self) == "okok", "\(name): the state is usable")
+    }
+
+    @Test func theReplacedLibraryFunctionsKeepTheirContract() throws {
+        let state = try LuaState(options: .init(memoryLimit: 32 << 20, timeout: .seconds(5)))
+        #expect(try state.eval("string.rep('', math.maxinteger)", as: String.self) == "")
+        #expect(try state.eval("string.rep('ab', 3, ', ')", as: String.self) == "ab, ab, ab")
+        #expect(try state.eval("('x'):rep(0)", as: String.self) == "")
+        #expect(try state.eval("table.concat(table.move({1, 2, 3, 4, 5}, 2, 4, 1), ',')", as: String.self) == "2,3,4,4,5")
+        #expect(try state.eval("table.concat(table.move({1, 2, 3, 4, 5}, 1, 3, 3), ',')", as: String.self) == "1,2,1,2,3")
+        #expect(try state.eval("table.concat(table.move({1, 2, 3}, 1, 3, 2, {}), ',', 2, 4)", as: String.self) == "1,2,3")
+        #expect(throws: LuaError.self) { try state.eval("table.move(1, 1, 2, 3)", as: LuaValue.self) }
+        #expect(throws: LuaError.self) { try state.eval("table.move({}, -1, math.maxinteger, 2)", as: LuaValue.self) }
     }
 
     @Test func unboundedRecursionIsAStackOverflowAndTheStateRecovers() throws {
