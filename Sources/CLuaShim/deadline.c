@@ -12,6 +12,13 @@
  *
  * The hook checks the clock itself before raising, so a hook armed for a call that has
  * since ended removes itself and does nothing.
+ *
+ * A fallback covers threads where the signal does not arrive: when the handler has not
+ * answered within SIGNAL_GRACE_NS, the watchdog sets the hook itself. That is the one
+ * place where another thread touches a running state (lua_sethook writes a few fields
+ * the VM polls), and it only happens when signals are not delivered: under the thread
+ * sanitizer, which holds a signal back until the thread enters instrumented code (a
+ * loop inside liblua never does), or in a host that blocks or takes over the signal.
  */
 #include <errno.h>
 #include <signal.h>
@@ -24,6 +31,7 @@ static wl_runtime *watched = NULL;        /* guarded by watch_mutex */
 static int watchdog_started = 0;          /* guarded by watch_mutex */
 static _Atomic int64_t wake_at = 0;       /* when the watchdog will next look; 0 while awake */
 static int deadline_signal = 0;           /* set once, before the watchdog starts */
+#define SIGNAL_GRACE_NS 50000000          /* 50 ms */
 
 /* The runtime whose outermost timed call this thread is making (for the signal handler). */
 static _Thread_local wl_runtime *current = NULL;
@@ -102,7 +110,10 @@ static void on_deadline_signal(int signal) {
     (void)signal;
     int saved = errno;
     wl_runtime *rt = current;             /* this thread's call, if it still makes one */
-    if (rt && expired(rt)) arm(atomic_load_explicit(&rt->running, memory_order_relaxed));
+    if (rt && expired(rt)) {
+        arm(atomic_load_explicit(&rt->running, memory_order_relaxed));
+        atomic_store(&rt->answered, 1);
+    }
     errno = saved;
 }
 
@@ -113,14 +124,29 @@ static int64_t scan(int64_t now) {
         int64_t deadline = atomic_load(&rt->deadline);
         if (deadline == 0) continue;
         if (now >= deadline) {
-            if (atomic_exchange(&rt->armed, deadline) != deadline) {
+            if (atomic_load(&rt->armed) != deadline) {
+                atomic_store(&rt->answered, 0);
+                atomic_store(&rt->armed, deadline);
+                rt->signalled_at = now;
                 /* The owner waits on this lock in wl_call_end once it sees `armed`, so the
                    thread we signal cannot have finished its call and gone away. */
                 spin_lock(&rt->signal_lock);
                 if (atomic_load(&rt->deadline) == deadline)
                     pthread_kill((pthread_t)atomic_load(&rt->owner), deadline_signal);
                 spin_unlock(&rt->signal_lock);
+            } else if (!atomic_load(&rt->answered)) {
+                int64_t fallback_at = rt->signalled_at + SIGNAL_GRACE_NS;
+                if (now >= fallback_at) {
+                    /* No answer: set the hook from here (see the top of this file). */
+                    spin_lock(&rt->signal_lock);
+                    if (atomic_load(&rt->deadline) == deadline)
+                        arm(atomic_load_explicit(&rt->running, memory_order_relaxed));
+                    atomic_store(&rt->answered, 1);
+                    spin_unlock(&rt->signal_lock);
+                }
             }
+            if (!atomic_load(&rt->answered) && rt->signalled_at + SIGNAL_GRACE_NS < next)
+                next = rt->signalled_at + SIGNAL_GRACE_NS;
         } else if (deadline < next) {
             next = deadline;
         }

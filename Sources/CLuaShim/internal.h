@@ -23,6 +23,8 @@ struct wl_runtime {
     _Atomic int64_t armed;    /* the deadline the watchdog acted on; 0: none */
     _Atomic uintptr_t owner;  /* the pthread making the outermost timed call */
     atomic_flag signal_lock;  /* held by the watchdog while it signals `owner` */
+    _Atomic int answered;     /* the signal handler armed the hook for `armed` */
+    int64_t signalled_at;     /* when the watchdog signalled; the watchdog's own */
     struct wl_runtime *outer; /* the thread's previous `current` runtime (deadline.c) */
     /* The Lua thread executing code now. Written by the owner; read by the deadline
        signal handler on the same thread, hence atomic. */
