@@ -72,9 +72,17 @@ static int finish(lua_State *L, wl_runtime *rt, int n) {
     }
 }
 
+/* A box is released by its userdata's __gc; a finalizer that resurrects the function
+   (possible in trusted mode, and while a state closes) must not reach a freed closure. */
+static void *live_box(lua_State *L) {
+    void *box = *(void **)lua_touserdata(L, lua_upvalueindex(1));
+    if (box == NULL) luaL_error(L, "this host function was released (its state is closing or it was collected)");
+    return box;
+}
+
 static int call_host(lua_State *L) {
     wl_runtime *rt = wl_rt(L);
-    void *box = *(void **)lua_touserdata(L, lua_upvalueindex(1));
+    void *box = live_box(L);
     int saved = rt->unprotected;
     rt->unprotected = 1;
     int n = dispatch_fn(L, box);
@@ -94,7 +102,7 @@ static int call_method(lua_State *L) {
         lua_getfield(L, lua_upvalueindex(2), "__name");
         return luaL_typeerror(L, 1, lua_tostring(L, -1));
     }
-    void *box = *(void **)lua_touserdata(L, lua_upvalueindex(1));
+    void *box = live_box(L);
     int saved = rt->unprotected;
     rt->unprotected = 1;
     int n = method_fn(L, box, object);

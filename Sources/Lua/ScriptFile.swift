@@ -9,15 +9,7 @@ import Foundation
 
 enum ScriptFile {
     static func read(_ path: String) throws -> [UInt8] {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw LuaError.file(path: path, reason: "no such file")
-        }
-        guard !isFolder.boolValue else { throw LuaError.file(path: path, reason: "is a folder, not a script file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw LuaError.file(path: path, reason: "cannot be read (permission denied?)")
-        }
-        var bytes = [UInt8](data)
+        var bytes = try readBytes(path)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }   // UTF-8 byte order mark
         guard bytes.contains(where: { !($0 == 0x20 || (0x09...0x0D).contains($0)) }) else {
             throw LuaError.file(path: path, reason: "the script is empty")
@@ -33,6 +25,39 @@ enum ScriptFile {
             bytes.removeSubrange(0..<end)
         }
         return bytes
+    }
+
+    /// The largest script file read: a script is text a person wrote, and a path such as
+    /// /dev/zero must not read for ever.
+    static let maximumSize = 64 << 20
+
+    /// Reads the whole file with POSIX calls (Foundation's reader leaks a buffer on
+    /// empty files, which the address sanitizer reports).
+    private static func readBytes(_ path: String) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+            throw LuaError.file(path: path, reason: reason)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+            throw LuaError.file(path: path, reason: "is a folder, not a script file")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw LuaError.file(path: path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<count])
+            if bytes.count > maximumSize {
+                throw LuaError.file(path: path, reason: "larger than \(maximumSize >> 20) MiB; is it a script?")
+            }
+        }
     }
 
     static func folder(of path: String) -> String {

@@ -184,3 +184,30 @@ import Testing
         #expect(live.live == 0)
     }
 }
+
+extension HostFunctionTests {
+    /// A trusted script's finalizer can resurrect a host function whose box was released in
+    /// the same collection: calling it is an error, not a call into a freed closure.
+    @Test func aResurrectedReleasedHostFunctionIsAnError() throws {
+        let state = try LuaState(options: .init(mode: .trusted))
+        let setup = try state.load("""
+            return function(holder)
+              local g = holder.f
+              holder.f = nil
+              setmetatable({}, { __gc = function() resurrected = g end })
+            end
+            """, name: "setup").call(returning: LuaFunction.self)
+        do {
+            let holder = try state.newTable()
+            try holder.set("f", state.function { () -> Int in 1 })
+            try setup.call(holder)
+        }
+        try state.run("collectgarbage() collectgarbage() collectgarbage()", name: "gc")
+        do {
+            try state.run("resurrected()", name: "call")
+            Issue.record("no error")
+        } catch LuaError.runtime(let failure) {
+            #expect(failure.message.contains("this host function was released"), "\(failure)")
+        }
+    }
+}

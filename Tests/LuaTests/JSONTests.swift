@@ -68,6 +68,13 @@ import Testing
         }
         #expect(reason("missing.lua") == "no such file")
         #expect(reason("empty.lua") == "the script is empty")
+        #expect(reason("") == "is a folder, not a script file")     // the folder itself
+        do {
+            _ = try state.load(file: "/dev/zero")
+            Issue.record("/dev/zero loaded")
+        } catch LuaError.file(_, let reason) {
+            #expect(reason.hasPrefix("larger than 64 MiB"))
+        }
         #expect(reason("blank.lua") == "the script is empty")
         #expect(reason("latin.lua")?.contains("not valid UTF-8") == true)
         do {
