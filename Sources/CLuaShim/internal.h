@@ -42,6 +42,8 @@ struct wl_runtime {
     /* log */
     wl_log_fn log;
     void *log_context;
+    char warning[512];        /* a warning's pieces until the last one (runtime.c) */
+    size_t warning_length;
 
     /* the watchdog's list, guarded by its mutex */
     struct wl_runtime *next;

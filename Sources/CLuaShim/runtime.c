@@ -27,11 +27,18 @@ static void *wl_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 }
 
 static void wl_warn(void *ud, const char *message, int tocont) {
-    /* Lua reports errors in __gc metamethods as warnings; they go to the log. */
+    /* Lua reports errors in __gc and __close metamethods as warnings, in pieces
+       ("error in ", "__gc", " (", message, ")"): gather them into one log line. */
     wl_runtime *rt = ud;
-    (void)tocont;
-    if (message[0] == '@') return;  /* control messages such as "@on" */
-    if (rt->log) rt->log(rt->log_context, 2, message, strlen(message));
+    if (rt->warning_length == 0 && !tocont && message[0] == '@') return;   /* "@on", "@off" */
+    size_t length = strlen(message);
+    size_t room = sizeof rt->warning - 1 - rt->warning_length;
+    if (length > room) length = room;
+    memcpy(rt->warning + rt->warning_length, message, length);
+    rt->warning_length += length;
+    if (tocont) return;
+    if (rt->log) rt->log(rt->log_context, 2, rt->warning, rt->warning_length);
+    rt->warning_length = 0;
 }
 
 lua_State *wl_newstate(size_t limit) {

@@ -127,3 +127,15 @@ import Testing
         #expect(try state.eval("type(string.dump(function() end))", as: String.self) == "string")
     }
 }
+
+extension SandboxTests {
+    /// Lua sends a finalizer's error as a warning in pieces; the log gets one line.
+    @Test func aFinalizerErrorIsOneWarningLine() throws {
+        let lines = LogLines()
+        let state = try LuaState(options: .init(mode: .trusted, log: lines.sink))
+        try state.run("setmetatable({}, { __gc = function() error('in gc') end }) collectgarbage()", name: "w")
+        #expect(lines.all.count == 1)
+        #expect(lines.all.first?.hasPrefix("error in __gc") == true, "\(lines.all)")
+        #expect(lines.all.first?.contains("in gc") == true)
+    }
+}
