@@ -64,8 +64,13 @@ static int finish(lua_State *L, wl_runtime *rt, int n) {
     case WL_RETURN_TYPEERROR:
         return luaL_typeerror(L, rt->error_arg, lua_tostring(L, -1));
     case WL_RETURN_AWAIT:
-        if (!lua_isyieldable(L))
-            return luaL_error(L, "attempt to wait for an async host function outside a coroutine");
+        if (!lua_isyieldable(L)) {
+            if (lua_pushthread(L))             /* the main thread: no driver runs it */
+                return luaL_error(L, "attempt to wait for an async host function outside a coroutine");
+            return luaL_error(L, "attempt to wait for an async host function inside a call that "
+                                 "cannot yield (a metamethod, a sort comparator, a gsub callback, "
+                                 "or the main chunk of a required module)");
+        }
         return park(L);
     default:
         return lua_error(L);

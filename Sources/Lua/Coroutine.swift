@@ -56,8 +56,11 @@ extension LuaState {
 
     private func park(_ operation: @escaping PendingOperation) throws -> Int32 {
         guard lua_isyieldable(handle) != 0 else {
-            throw LuaError.runtime(ScriptFailure(message:
-                "attempt to wait for an async host function outside a coroutine (call the script function with callAsync)"))
+            let isMain = lua_pushthread(handle) != 0
+            lua_settop(handle, -2)
+            throw LuaError.runtime(ScriptFailure(message: isMain
+                ? "attempt to wait for an async host function outside a coroutine (call the script function with callAsync)"
+                : "attempt to wait for an async host function inside a call that cannot yield (a metamethod, a sort comparator, a gsub callback, or the main chunk of a required module)"))
         }
         pendingOperation = operation
         return WL_RETURN_AWAIT

@@ -137,6 +137,23 @@ actor ScriptHost {
         }
     }
 
+    @Test func waitingWhereLuaCannotYieldIsAClearError() async throws {
+        let host = try ScriptHost(delays: false)
+        do {
+            _ = try await host.call("""
+                function(n)
+                  local t = { 3, 1, 2 }
+                  table.sort(t, function(a, b) return echo(a) < echo(b) end)
+                  return n
+                end
+                """, 1)
+            Issue.record("no error")
+        } catch let LuaError.runtime(failure) {
+            #expect(failure.message.contains("inside a call that cannot yield"), "\(failure)")
+        }
+        #expect(try await host.call("function(n) return echo(n) end", 7) == 7)   // still usable
+    }
+
     @Test func aParkedCoroutineCannotBeResumedByAnotherDriver() async throws {
         let host = try ScriptHost()
         async let first = host.call("""
