@@ -15,18 +15,25 @@ static int message_handler(lua_State *L) {
     return 1;
 }
 
-int wl_pcall(lua_State *L, int nargs, int nresults) {
+void wl_push_message_handler(lua_State *L) { lua_pushcfunction(L, message_handler); }
+
+int wl_pcall_with_handler(lua_State *L, int nargs, int nresults, int handler) {
     wl_runtime *rt = wl_rt(L);
-    int handler = lua_gettop(L) - nargs;
-    lua_pushcfunction(L, message_handler);
-    lua_rotate(L, handler, 1);
     int saved = rt->unprotected;
     rt->unprotected = 0;
     int status = lua_pcall(L, nargs, nresults, handler);
     rt->unprotected = saved;
+    if (status == LUA_ERRMEM && rt->fatal == WL_FATAL_NONE) rt->fatal = WL_FATAL_MEMORY;
+    return status;
+}
+
+int wl_pcall(lua_State *L, int nargs, int nresults) {
+    int handler = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, message_handler);
+    lua_rotate(L, handler, 1);
+    int status = wl_pcall_with_handler(L, nargs, nresults, handler);
     lua_rotate(L, handler, -1);
     lua_pop(L, 1);
-    if (status == LUA_ERRMEM && rt->fatal == WL_FATAL_NONE) rt->fatal = WL_FATAL_MEMORY;
     return status;
 }
 

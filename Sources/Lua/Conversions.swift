@@ -112,8 +112,14 @@ extension String: LuaConvertible {
         let type = lua_type(L, index)
         if type == LUA_TSTRING {
             var length = 0
-            let bytes = UnsafeRawBufferPointer(start: lua_tolstring(L, index, &length), count: length)
-            guard let text = String(validating: bytes, as: UTF8.self) else { throw invalidUTF8(bytes) }
+            let start = UnsafeRawPointer(lua_tolstring(L, index, &length)).assumingMemoryBound(to: UInt8.self)
+            let bytes = UnsafeBufferPointer(start: start, count: length)
+            // Most text from scripts is ASCII: check that in one pass and build the String
+            // directly; anything else goes through full UTF-8 validation.
+            if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw invalidUTF8(UnsafeRawBufferPointer(bytes))
+            }
             return text
         }
         guard type == LUA_TNUMBER else { throw mismatch("string", state, index) }
@@ -124,6 +130,23 @@ extension String: LuaConvertible {
         var length = 0
         let bytes = UnsafeRawBufferPointer(start: lua_tolstring(L, -1, &length), count: length)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether every byte is below 0x80, eight bytes at a time.
+    @inlinable static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        var bits: UInt64 = 0
+        while index + 8 <= bytes.count {
+            bits |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            bits |= UInt64(bytes[index])
+            index += 1
+        }
+        return bits & 0x8080_8080_8080_8080 == 0
     }
 
     @usableFromInline static func invalidUTF8(_ bytes: UnsafeRawBufferPointer) -> LuaError {

@@ -44,13 +44,19 @@ public struct LuaCall {
         return LuaReturn(count: count)
     }
 
-    @inlinable static func argument<T: LuaReadable>(_ type: T.Type, at position: Int32, in state: LuaState) throws -> T {
+    @inlinable @inline(__always)
+    static func argument<T: LuaReadable>(_ type: T.Type, at position: Int32, in state: LuaState) throws -> T {
         do {
             return try T.read(from: state, at: position)
-        } catch let LuaError.typeMismatch(expected, actual, context) {
-            throw ArgumentError(position: position, message: context.isEmpty
-                ? "\(expected) expected, got \(actual)" : "\(expected) expected at \(context), got \(actual)")
+        } catch {
+            throw argumentError(error, at: position)      // out of line: the hot path stays small
         }
+    }
+
+    @usableFromInline static func argumentError(_ error: any Error, at position: Int32) -> any Error {
+        guard case LuaError.typeMismatch(let expected, let actual, let context) = error else { return error }
+        return ArgumentError(position: position, message: context.isEmpty
+            ? "\(expected) expected, got \(actual)" : "\(expected) expected at \(context), got \(actual)")
     }
 }
 
@@ -73,18 +79,24 @@ public struct ArgumentError: Error {
 /// The Swift side of one Lua function: its body reads and pushes on `state.handle`.
 final class HostFunctionBox {
     // The box lives in the state's heap and is released at the latest by lua_close, which
-    // runs while the LuaState is still alive: an unowned reference cannot dangle.
-    unowned(unsafe) let state: LuaState
+    // runs while the LuaState is still alive: an unretained reference cannot dangle, and
+    // the call path uses it without a retain and release.
+    let state: Unmanaged<LuaState>
     let body: (LuaState) throws -> Int32
 
     init(state: LuaState, body: @escaping (LuaState) throws -> Int32) {
-        self.state = state
+        self.state = .passUnretained(state)
         self.body = body
     }
 }
 
 extension LuaState {
+    // The typed `function` overloads are inlinable so that each call site gets the body
+    // specialised for its argument and result types: unspecialised, a parameter pack
+    // reads every argument through witness tables and boxes.
+
     /// A Lua function that calls `body` with typed arguments and pushes its result.
+    @inlinable
     public func function<each A: LuaReadable, R: LuaPushable>(
         _ body: @escaping (repeat each A) throws -> R
     ) -> LuaFunction {
@@ -97,6 +109,7 @@ extension LuaState {
     }
 
     /// A Lua function that calls `body` with typed arguments and returns nothing.
+    @inlinable
     public func function<each A: LuaReadable>(
         _ body: @escaping (repeat each A) throws -> Void
     ) -> LuaFunction {
@@ -107,11 +120,67 @@ extension LuaState {
         }
     }
 
+    // One to three arguments, the common case, without a parameter pack: the compiler
+    // specialises these completely (a pack still reads through witness tables).
+
+    /// A Lua function of one typed argument that pushes its result.
+    @inlinable
+    public func function<A: LuaReadable, R: LuaPushable>(_ body: @escaping (A) throws -> R) -> LuaFunction {
+        makeFunction { state in
+            try body(LuaCall.argument(A.self, at: 1, in: state)).push(to: state)
+            return 1
+        }
+    }
+
+    /// A Lua function of two typed arguments that pushes its result.
+    @inlinable
+    public func function<A: LuaReadable, B: LuaReadable, R: LuaPushable>(
+        _ body: @escaping (A, B) throws -> R
+    ) -> LuaFunction {
+        makeFunction { state in
+            try body(LuaCall.argument(A.self, at: 1, in: state),
+                     LuaCall.argument(B.self, at: 2, in: state)).push(to: state)
+            return 1
+        }
+    }
+
+    /// A Lua function of three typed arguments that pushes its result.
+    @inlinable
+    public func function<A: LuaReadable, B: LuaReadable, C: LuaReadable, R: LuaPushable>(
+        _ body: @escaping (A, B, C) throws -> R
+    ) -> LuaFunction {
+        makeFunction { state in
+            try body(LuaCall.argument(A.self, at: 1, in: state),
+                     LuaCall.argument(B.self, at: 2, in: state),
+                     LuaCall.argument(C.self, at: 3, in: state)).push(to: state)
+            return 1
+        }
+    }
+
+    /// A Lua function of one typed argument that returns nothing.
+    @inlinable
+    public func function<A: LuaReadable>(_ body: @escaping (A) throws -> Void) -> LuaFunction {
+        makeFunction { state in
+            try body(LuaCall.argument(A.self, at: 1, in: state))
+            return 0
+        }
+    }
+
+    /// A Lua function of two typed arguments that returns nothing.
+    @inlinable
+    public func function<A: LuaReadable, B: LuaReadable>(_ body: @escaping (A, B) throws -> Void) -> LuaFunction {
+        makeFunction { state in
+            try body(LuaCall.argument(A.self, at: 1, in: state), LuaCall.argument(B.self, at: 2, in: state))
+            return 0
+        }
+    }
+
     /// A Lua function with any number of arguments and results.
     public func function(_ body: @escaping (LuaCall) throws -> LuaReturn) -> LuaFunction {
         makeFunction { state in try body(LuaCall(state: state)).count }
     }
 
+    @usableFromInline
     func makeFunction(_ body: @escaping (LuaState) throws -> Int32) -> LuaFunction {
         enter()
         let box = Unmanaged.passRetained(HostFunctionBox(state: self, body: body))
@@ -199,32 +268,36 @@ func installBridge() { _ = bridgeInstalled }
 
 private let bridgeInstalled: Void = wl_install(dispatchFunction, dispatchMethod, releaseBox)
 
+@inline(__always)
 private func dispatchFunction(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?) -> Int32 {
     Unmanaged<HostFunctionBox>.fromOpaque(box!)._withUnsafeGuaranteedRef { function in
-        let state = function.state
-        // The call may come from any coroutine of the state: Swift works on its stack.
-        let saved = state.handle
-        state.handle = L!
-        defer { state.handle = saved }
-        do {
-            return try function.body(state)
-        } catch {
-            return state.raise(error)
+        function.state._withUnsafeGuaranteedRef { state in
+            // The call may come from any coroutine of the state: Swift works on its stack.
+            let saved = state.handle
+            state.handle = L!
+            defer { state.handle = saved }
+            do {
+                return try function.body(state)
+            } catch {
+                return state.raise(error)
+            }
         }
     }
 }
 
+@inline(__always)
 private func dispatchMethod(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?,
                             _ object: UnsafeMutableRawPointer?) -> Int32 {
     Unmanaged<MethodBox>.fromOpaque(box!)._withUnsafeGuaranteedRef { method in
-        let state = method.state
-        let saved = state.handle
-        state.handle = L!
-        defer { state.handle = saved }
-        do {
-            return try method.body(object!, state)
-        } catch {
-            return state.raise(error)
+        method.state._withUnsafeGuaranteedRef { state in
+            let saved = state.handle
+            state.handle = L!
+            defer { state.handle = saved }
+            do {
+                return try method.body(object!, state)
+            } catch {
+                return state.raise(error)
+            }
         }
     }
 }

@@ -24,7 +24,7 @@ public final class LuaFunction: LuaReference {
         defer { lua_settop(L, top) }
         var count: Int32 = 0
         repeat (each arguments).push(to: state, counting: &count)
-        try invoke(arguments: count, results: 1)
+        try invoke(arguments: count, results: 1, handler: top + 1)
         return try R.read(from: state, at: -1)
     }
 
@@ -36,7 +36,52 @@ public final class LuaFunction: LuaReference {
         defer { lua_settop(L, top) }
         var count: Int32 = 0
         repeat (each arguments).push(to: state, counting: &count)
-        try invoke(arguments: count, results: 0)
+        try invoke(arguments: count, results: 0, handler: top + 1)
+    }
+
+    // Up to three arguments without a parameter pack, for the hot path: the compiler
+    // specialises these completely (a pack still pushes through value witnesses).
+
+    /// Calls the function with one argument and reads its first result as `R`.
+    @inlinable
+    public func call<A: LuaPushable, R: LuaReadable>(_ a: A, returning: R.Type = R.self) throws -> R {
+        let top = try prepare()
+        defer { lua_settop(state.handle, top) }
+        a.push(to: state)
+        try invoke(arguments: 1, results: 1, handler: top + 1)
+        return try R.read(from: state, at: -1)
+    }
+
+    /// Calls the function with two arguments and reads its first result as `R`.
+    @inlinable
+    public func call<A: LuaPushable, B: LuaPushable, R: LuaReadable>(
+        _ a: A, _ b: B, returning: R.Type = R.self
+    ) throws -> R {
+        let top = try prepare()
+        defer { lua_settop(state.handle, top) }
+        a.push(to: state)
+        b.push(to: state)
+        try invoke(arguments: 2, results: 1, handler: top + 1)
+        return try R.read(from: state, at: -1)
+    }
+
+    /// Calls the function with one argument and ignores its results.
+    @inlinable
+    public func call<A: LuaPushable>(_ a: A) throws {
+        let top = try prepare()
+        defer { lua_settop(state.handle, top) }
+        a.push(to: state)
+        try invoke(arguments: 1, results: 0, handler: top + 1)
+    }
+
+    /// Calls the function with two arguments and ignores its results.
+    @inlinable
+    public func call<A: LuaPushable, B: LuaPushable>(_ a: A, _ b: B) throws {
+        let top = try prepare()
+        defer { lua_settop(state.handle, top) }
+        a.push(to: state)
+        b.push(to: state)
+        try invoke(arguments: 2, results: 0, handler: top + 1)
     }
 
     /// Calls the function and returns all its results as values.
@@ -48,12 +93,13 @@ public final class LuaFunction: LuaReference {
             throw LuaError.runtime(ScriptFailure(message: "too many arguments (\(arguments.count))"))
         }
         for argument in arguments { argument.push(to: state) }
-        try invoke(arguments: Int32(arguments.count), results: LUA_MULTRET)
-        let results = lua_gettop(L) - top
-        return try (0..<results).map { try LuaValue.read(from: state, at: top + 1 + $0) }
+        try invoke(arguments: Int32(arguments.count), results: LUA_MULTRET, handler: top + 1)
+        let results = lua_gettop(L) - top - 1                 // above the message handler
+        return try (0..<results).map { try LuaValue.read(from: state, at: top + 2 + $0) }
     }
 
-    /// Enters the state and pushes the function; returns the stack top to restore.
+    /// Enters the state and pushes the message handler and the function; returns the
+    /// stack top to restore (the handler sits at top + 1).
     @inlinable func prepare() throws -> Int32 {
         try state.checkOpen()
         state.enter()
@@ -62,15 +108,17 @@ public final class LuaFunction: LuaReference {
         if lua_checkstack(L, 24) == 0 {
             throw LuaError.runtime(ScriptFailure(message: "stack overflow (Lua stack exhausted)"))
         }
+        wl_push_message_handler(L)
         wl_getref(L, reference)
         return top
     }
 
-    /// Runs the protected call under the state's deadline.
-    @inlinable func invoke(arguments: Int32, results: Int32) throws {
+    /// Runs the protected call under the state's deadline (invariant 4); any error is
+    /// caught by the pcall, below every Swift frame (invariant 1).
+    @inlinable func invoke(arguments: Int32, results: Int32, handler: Int32) throws {
         let L = state.handle
         let depth = wl_call_begin(L, state.timeoutNanoseconds)
-        let status = wl_pcall(L, arguments, results)
+        let status = wl_pcall_with_handler(L, arguments, results, handler)
         wl_call_end(L, depth)
         if status != LUA_OK { throw state.error(status: status) }
     }

@@ -49,15 +49,18 @@ public final class LuaState {
     }
 
     public let options: Options
-    /// The raw state, for code that must reach the C API itself. Bridge invariant 1 is
-    /// then the caller's to keep.
-    /// The thread Swift code works on: the main thread, or the coroutine whose host
-    /// function is running.
-    public internal(set) var handle: OpaquePointer
+    /// The raw state, for code that must reach the C API itself (bridge invariant 1 is
+    /// then the caller's to keep): the thread Swift code works on, the main thread or
+    /// the coroutine whose host function is running.
+    ///
+    /// Read on every call, so without dynamic exclusivity checks: the state is confined
+    /// to one isolation domain (invariant 6) and no access to it ever overlaps another.
+    @exclusivity(unchecked) public internal(set) var handle: OpaquePointer
     let mainThread: OpaquePointer
     @usableFromInline let releases = ReleaseQueue()
     @usableFromInline let timeoutNanoseconds: Int64
-    @usableFromInline var isClosed = false
+    /// Unchecked for the same reason as `handle`.
+    @exclusivity(unchecked) @usableFromInline var isClosed = false
 
     /// Registry references of the state's own tables.
     var libraryReference: Int32 = LUA_NOREF

@@ -104,11 +104,11 @@ public struct LuaUserdataType<Object: AnyObject> {
 /// The Swift side of one method, getter or setter.
 final class MethodBox {
     // Released by lua_close at the latest, while the LuaState is alive (see HostFunctionBox).
-    unowned(unsafe) let state: LuaState
+    let state: Unmanaged<LuaState>
     let body: (UnsafeMutableRawPointer, LuaState) throws -> Int32
 
     init(state: LuaState, body: @escaping (UnsafeMutableRawPointer, LuaState) throws -> Int32) {
-        self.state = state
+        self.state = .passUnretained(state)
         self.body = body
     }
 }

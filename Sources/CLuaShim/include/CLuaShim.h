@@ -128,6 +128,10 @@ int wl_is_parked(lua_State *co);
 
 /* lua_pcall with Wheel's message handler, which records the error's frames. */
 int wl_pcall(lua_State *L, int nargs, int nresults);
+/* The same, for a caller that pushed wl_push_message_handler's handler at `handler`,
+   below the function (the hot path: no rotation). The handler stays on the stack. */
+void wl_push_message_handler(lua_State *L);
+int wl_pcall_with_handler(lua_State *L, int nargs, int nresults, int handler);
 /* Loads a chunk, text only or also binary, without running it. */
 int wl_load(lua_State *L, const char *bytes, size_t length, const char *chunkname, int text_only);
 /* Protected forms of operations that may raise (metamethods, allocation). */
