@@ -27,6 +27,21 @@ int wl_pcall_with_handler(lua_State *L, int nargs, int nresults, int handler) {
     return status;
 }
 
+int wl_prepare_call(lua_State *L, int reference) {
+    int top = lua_gettop(L);
+    if (!lua_checkstack(L, 24)) return -1;
+    lua_pushcfunction(L, message_handler);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, reference);
+    return top;
+}
+
+int wl_invoke(lua_State *L, int nargs, int nresults, int handler, int64_t timeout_ns) {
+    int depth = wl_call_begin(L, timeout_ns);
+    int status = wl_pcall_with_handler(L, nargs, nresults, handler);
+    wl_call_end(L, depth);
+    return status;
+}
+
 int wl_pcall(lua_State *L, int nargs, int nresults) {
     int handler = lua_gettop(L) - nargs;
     lua_pushcfunction(L, message_handler);

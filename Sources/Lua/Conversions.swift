@@ -109,10 +109,9 @@ extension String: LuaConvertible {
 
     @inlinable public static func read(from state: LuaState, at index: Int32) throws -> String {
         let L = state.handle
-        let type = lua_type(L, index)
-        if type == LUA_TSTRING {
-            var length = 0
-            let start = UnsafeRawPointer(lua_tolstring(L, index, &length)).assumingMemoryBound(to: UInt8.self)
+        var length = 0
+        if let pointer = wl_string_at(L, index, &length) {
+            let start = UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self)
             let bytes = UnsafeBufferPointer(start: start, count: length)
             // Most text from scripts is ASCII: check that in one pass and build the String
             // directly; anything else goes through full UTF-8 validation.
@@ -122,12 +121,11 @@ extension String: LuaConvertible {
             }
             return text
         }
-        guard type == LUA_TNUMBER else { throw mismatch("string", state, index) }
+        guard lua_type(L, index) == LUA_TNUMBER else { throw mismatch("string", state, index) }
         // Convert a copy: lua_tolstring changes a number in place, which would confuse
         // a table traversal that holds the original as its key.
         lua_pushvalue(L, index)
         defer { lua_settop(L, -2) }
-        var length = 0
         let bytes = UnsafeRawBufferPointer(start: lua_tolstring(L, -1, &length), count: length)
         return String(decoding: bytes, as: UTF8.self)
     }

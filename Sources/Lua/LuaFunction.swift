@@ -103,23 +103,17 @@ public final class LuaFunction: LuaReference {
     @inlinable func prepare() throws -> Int32 {
         try state.checkOpen()
         state.enter()
-        let L = state.handle
-        let top = lua_gettop(L)
-        if lua_checkstack(L, 24) == 0 {
+        let top = wl_prepare_call(state.handle, reference)
+        if top < 0 {
             throw LuaError.runtime(ScriptFailure(message: "stack overflow (Lua stack exhausted)"))
         }
-        wl_push_message_handler(L)
-        wl_getref(L, reference)
         return top
     }
 
     /// Runs the protected call under the state's deadline (invariant 4); any error is
     /// caught by the pcall, below every Swift frame (invariant 1).
     @inlinable func invoke(arguments: Int32, results: Int32, handler: Int32) throws {
-        let L = state.handle
-        let depth = wl_call_begin(L, state.timeoutNanoseconds)
-        let status = wl_pcall_with_handler(L, arguments, results, handler)
-        wl_call_end(L, depth)
+        let status = wl_invoke(state.handle, arguments, results, handler, state.timeoutNanoseconds)
         if status != LUA_OK { throw state.error(status: status) }
     }
 }

@@ -132,6 +132,17 @@ int wl_pcall(lua_State *L, int nargs, int nresults);
    below the function (the hot path: no rotation). The handler stays on the stack. */
 void wl_push_message_handler(lua_State *L);
 int wl_pcall_with_handler(lua_State *L, int nargs, int nresults, int handler);
+/* The hot path of a call from Swift in two steps, so that Swift makes two calls into C
+   instead of six. wl_prepare_call makes room, pushes the message handler and the
+   referenced function, and returns the previous top (-1 when the stack cannot grow);
+   wl_invoke runs the protected call between wl_call_begin and wl_call_end. */
+int wl_prepare_call(lua_State *L, int reference);
+int wl_invoke(lua_State *L, int nargs, int nresults, int handler, int64_t timeout_ns);
+/* The bytes of the string at `index`, or NULL when the value is not a string (a number
+   is not converted: lua_tolstring would change it in place). */
+static inline const char *wl_string_at(lua_State *L, int index, size_t *length) {
+    return lua_type(L, index) == LUA_TSTRING ? lua_tolstring(L, index, length) : NULL;
+}
 /* Loads a chunk, text only or also binary, without running it. */
 int wl_load(lua_State *L, const char *bytes, size_t length, const char *chunkname, int text_only);
 /* Protected forms of operations that may raise (metamethods, allocation). */
