@@ -55,7 +55,7 @@ static int park(lua_State *L) {
 /* Turns a dispatch answer into Lua's terms. Runs after the Swift frame returned. */
 static int finish_slow(lua_State *L, wl_runtime *rt, int n);
 
-static inline int finish(lua_State *L, wl_runtime *rt, int n) {
+static inline __attribute__((always_inline)) int finish(lua_State *L, wl_runtime *rt, int n) {
     if (n >= 0 && (rt->limit == 0 || rt->used <= rt->limit)) return n;   /* the usual case */
     return finish_slow(L, rt, n);
 }

@@ -115,7 +115,12 @@ extension String: LuaConvertible {
             let bytes = UnsafeBufferPointer(start: start, count: length)
             // Most text from scripts is ASCII: check that in one pass and build the String
             // directly; anything else goes through full UTF-8 validation.
-            if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
+            if isASCII(bytes) {
+                return String(unsafeUninitializedCapacity: length) { buffer in
+                    buffer.baseAddress?.update(from: start, count: length)   // nil only when empty
+                    return length
+                }
+            }
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw invalidUTF8(UnsafeRawBufferPointer(bytes))
             }
