@@ -15,8 +15,6 @@ static int message_handler(lua_State *L) {
     return 1;
 }
 
-void wl_push_message_handler(lua_State *L) { lua_pushcfunction(L, message_handler); }
-
 int wl_pcall_with_handler(lua_State *L, int nargs, int nresults, int handler) {
     wl_runtime *rt = wl_rt(L);
     int saved = rt->unprotected;

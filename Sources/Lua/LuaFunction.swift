@@ -39,7 +39,7 @@ public final class LuaFunction: LuaReference {
         try invoke(arguments: count, results: 0, handler: top + 1)
     }
 
-    // Up to three arguments without a parameter pack, for the hot path: the compiler
+    // One or two arguments without a parameter pack, for the hot path: the compiler
     // specialises these completely (a pack still pushes through value witnesses).
 
     /// Calls the function with one argument and reads its first result as `R`.

@@ -128,9 +128,8 @@ int wl_is_parked(lua_State *co);
 
 /* lua_pcall with Wheel's message handler, which records the error's frames. */
 int wl_pcall(lua_State *L, int nargs, int nresults);
-/* The same, for a caller that pushed wl_push_message_handler's handler at `handler`,
-   below the function (the hot path: no rotation). The handler stays on the stack. */
-void wl_push_message_handler(lua_State *L);
+/* The same, for a caller whose message handler already sits at `handler`, below the
+   function (wl_prepare_call puts it there; no rotation). The handler stays on the stack. */
 int wl_pcall_with_handler(lua_State *L, int nargs, int nresults, int handler);
 /* The hot path of a call from Swift in two steps, so that Swift makes two calls into C
    instead of six. wl_prepare_call makes room, pushes the message handler and the
