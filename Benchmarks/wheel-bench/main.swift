@@ -299,6 +299,12 @@ func run(_ benchCase: BenchCase, settings: Settings, checksum: inout UInt64) thr
     // Both sides do the same number of operations, sized by the reference.
     let slices = 8
     let operations = try calibrate(benchCase.reference, roundTime: settings.roundTime / slices)
+    // One round of each side that is not counted: calibration ran only the reference, and
+    // a fresh state's heap and collector take a while to reach their steady state.
+    for _ in 0..<slices {
+        checksum &+= try measure(operations, benchCase.wheel).checksum
+        checksum &+= try measure(operations, benchCase.reference).checksum
+    }
     var wheel: [Double] = []
     var reference: [Double] = []
     for round in 0..<settings.rounds {
