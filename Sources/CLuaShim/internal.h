@@ -18,6 +18,7 @@ struct wl_runtime {
     /* limits */
     int fatal;                /* WL_FATAL_*: sticky for the current outermost call */
     int call_depth;
+    int close_depth;          /* coroutine.close calls in progress (sandbox.c) */
     int64_t timeout_ns;       /* of the current outermost call */
     _Atomic int64_t deadline; /* monotonic ns; 0: no call is being timed */
     _Atomic int64_t armed;    /* the deadline the watchdog acted on; 0: none */
@@ -48,6 +49,9 @@ struct wl_runtime {
     /* the watchdog's list, guarded by its mutex */
     struct wl_runtime *next;
 };
+
+/* Far below what the C stack of any thread that runs scripts can hold. */
+#define WL_MAX_CLOSE_DEPTH 64
 
 static inline wl_runtime *wl_rt(lua_State *L) { return *(wl_runtime **)lua_getextraspace(L); }
 

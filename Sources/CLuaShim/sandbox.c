@@ -164,10 +164,18 @@ static int safe_close(lua_State *L) {
     lua_insert(L, 1);
     /* Its pending __close handlers run on `co`: the deadline must be able to reach them
        there (invariant 4). */
+    /* Lua 5.4.4 restarts its C-call count for each coroutine it closes, so __close
+       handlers that close coroutines that close coroutines... would overflow the C
+       stack. Count the nesting here instead. */
+    wl_runtime *rt = wl_rt(L);
+    if (rt->close_depth >= WL_MAX_CLOSE_DEPTH)
+        return luaL_error(L, "coroutine.close nested too deeply (more than %d levels)", WL_MAX_CLOSE_DEPTH);
     lua_Debug ar;
     int closable = co != L && (lua_status(co) != LUA_OK || !lua_getstack(co, 0, &ar));
     if (closable) wl_set_running(L, co);       /* not running, not resuming another */
+    rt->close_depth++;
     int ok = lua_pcall(L, 1, LUA_MULTRET, 0);
+    rt->close_depth--;
     wl_set_running(L, L);
     if (ok != LUA_OK) {
         is_limit(L, ok);

@@ -93,6 +93,33 @@ import Testing
         #expect(throws: LuaError.self) { try state.eval("table.move({}, -1, math.maxinteger, 2)", as: LuaValue.self) }
     }
 
+    /// __close handlers that close coroutines whose __close handlers close coroutines...:
+    /// Lua 5.4.4 alone overflows the C stack here (a crash); Wheel stops at a fixed depth.
+    @Test func deeplyNestedCoroutineCloseIsAnErrorNotACrash() throws {
+        let state = try LuaState(options: .init(timeout: .seconds(10)))
+        let make = try state.eval("""
+            function(n)
+              local function make(n)
+                if n == 0 then return nil end
+                local inner = make(n - 1)
+                local co = coroutine.create(function()
+                  local x <close> = setmetatable({}, { __close = function()
+                    if inner then assert(coroutine.close(inner)) end
+                  end })
+                  coroutine.yield()
+                end)
+                coroutine.resume(co)
+                return co
+              end
+              return select(2, coroutine.close(make(n)))
+            end
+            """, as: LuaFunction.self)
+        #expect(try make.call(10, returning: String?.self) == nil)             // shallow: closes fine
+        let message = try make.call(100_000, returning: String.self)
+        #expect(message.contains("coroutine.close nested too deeply"), "\(message)")
+        #expect(try state.eval("1 + 1", as: Int.self) == 2)
+    }
+
     @Test func unboundedRecursionIsAStackOverflowAndTheStateRecovers() throws {
         let state = try LuaState(options: .init(memoryLimit: 256 << 20, timeout: .seconds(20)))
         do {
