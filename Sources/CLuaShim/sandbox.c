@@ -652,11 +652,48 @@ static int valid_module_name(const char *name) {
     return 1;
 }
 
+/* The value of a module in the loaded table while its main chunk runs. */
+static char loading_sentinel;
+
+/* __close of the guard: a module whose main chunk raised is not loaded, so a later
+   require tries again instead of reporting a loop. Fields: 1 the loaded table, 2 the name. */
+static int clear_loading(lua_State *L) {
+    lua_rawgeti(L, 1, 1);
+    lua_rawgeti(L, 1, 2);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, -3);
+    if (lua_touserdata(L, -1) == &loading_sentinel) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        lua_rawset(L, -3);
+    }
+    return 0;
+}
+
+/* Pushes a to-be-closed guard for the module named at `name_index`. */
+static void push_loading_guard(lua_State *L, int name_index) {
+    lua_createtable(L, 2, 0);
+    lua_pushvalue(L, lua_upvalueindex(LOADED_UPVALUE));
+    lua_rawseti(L, -2, 1);
+    lua_pushvalue(L, name_index);
+    lua_rawseti(L, -2, 2);
+    if (luaL_newmetatable(L, "wheel.require_guard")) {
+        lua_pushcfunction(L, clear_loading);
+        lua_setfield(L, -2, "__close");
+    }
+    lua_setmetatable(L, -2);
+    lua_toclose(L, -1);
+}
+
 static int script_require(lua_State *L) {
     const char *name = luaL_checkstring(L, 1);
     lua_settop(L, 1);
     lua_pushvalue(L, 1);
-    if (lua_rawget(L, lua_upvalueindex(LOADED_UPVALUE)) != LUA_TNIL) return 1;
+    if (lua_rawget(L, lua_upvalueindex(LOADED_UPVALUE)) != LUA_TNIL) {
+        if (lua_touserdata(L, -1) == &loading_sentinel)
+            return luaL_error(L, "require loop: module '%s' requires itself, directly or through other modules", name);
+        return 1;
+    }
     lua_pop(L, 1);
     if (!valid_module_name(name))
         return luaL_error(L, "module '%s' not found: a module name is letters, digits, '_' and '-', separated by dots", name);
@@ -676,6 +713,11 @@ static int script_require(lua_State *L) {
     if (!found)
         return luaL_error(L, "module '%s' not found: no %s.lua or %s/init.lua under the script's folder"
                              " (only Lua files there can be required)", name, relative, relative);
+    lua_pushvalue(L, 1);
+    lua_pushlightuserdata(L, &loading_sentinel);
+    lua_rawset(L, lua_upvalueindex(LOADED_UPVALUE));
+    push_loading_guard(L, 1);                  /* clears the sentinel if loading fails */
+    lua_pushvalue(L, -2);                      /* the path, for load_file */
     if (load_file(L, load_mode(L)) != LUA_OK) return lua_error(L);
     set_chunk_env(L, 0);
     lua_pushvalue(L, 1);

@@ -119,6 +119,24 @@ import Testing
         }
     }
 
+    @Test func aRequireLoopIsNamedAndAFailedModuleCanBeRequiredAgain() throws {
+        let folder = try ScriptFolder([
+            "main.lua": "require 'a'",
+            "a.lua": "require 'b'",
+            "b.lua": "require 'a'",
+            "flaky.lua": "attempts = (attempts or 0) + 1 if attempts == 1 then error('first time') end return 'loaded'",
+            "retry.lua": "local ok = pcall(require, 'flaky') return tostring(ok) .. ' ' .. require('flaky')",
+        ])
+        let state = try LuaState()
+        do {
+            try state.load(file: folder.file("main.lua")).call()
+            Issue.record("no error")
+        } catch let LuaError.runtime(failure) {
+            #expect(failure.message.contains("require loop: module 'a' requires itself"), "\(failure)")
+        }
+        #expect(try state.load(file: folder.file("retry.lua")).call(returning: String.self) == "false loaded")
+    }
+
     @Test func trustedModeAllowsIoAndOs() throws {
         let state = try LuaState(options: .init(mode: .trusted))
         #expect(try state.eval("io.open('/dev/null') ~= nil", as: Bool.self))
