@@ -2,6 +2,12 @@ import Foundation
 import Synchronization
 import Testing
 
+/// A temporary folder, removed with its contents when the last reference goes.
+final class Scratch {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("wheel-run-tests-\(UUID().uuidString)")
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
 /// `wheel-run` as a user runs it: the built executable in a child process. `scripts/test`
 /// builds the products before the tests, so the binary sits beside the test bundle.
 @Suite struct WheelRunTests {
@@ -29,7 +35,7 @@ import Testing
 
     /// Runs wheel-run in `folder` (the temporary folder of `script`, by default) and waits
     /// for it off the cooperative pool, which the other tests need.
-    static func run(_ arguments: [String], in folder: URL = scratch) async throws -> Outcome {
+    static func run(_ arguments: [String], in folder: URL) async throws -> Outcome {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -59,18 +65,22 @@ import Testing
         }
     }
 
-    /// A folder for the scripts of this run.
-    static let scratch: URL = {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wheel-run-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }()
+    /// This test's folder; Swift Testing makes a suite value per test, and the folder
+    /// goes with it.
+    let scratch = Scratch()
 
-    /// Writes `source` to a fresh file in the scratch folder and returns its name there,
+    /// Runs wheel-run in this test's folder.
+    func run(_ arguments: [String]) async throws -> Outcome {
+        try FileManager.default.createDirectory(at: scratch.url, withIntermediateDirectories: true)
+        return try await Self.run(arguments, in: scratch.url)
+    }
+
+    /// Writes `source` to a fresh file in this test's folder and returns its name there,
     /// as a user would type it.
-    static func script(_ source: String) throws -> String {
+    func script(_ source: String) throws -> String {
+        try FileManager.default.createDirectory(at: scratch.url, withIntermediateDirectories: true)
         let name = "s\(UUID().uuidString.prefix(8)).lua"
-        try source.write(to: scratch.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        try source.write(to: scratch.url.appendingPathComponent(name), atomically: true, encoding: .utf8)
         return name
     }
 
@@ -86,8 +96,8 @@ import Testing
     }
 
     @Test func aScriptErrorIsFileLineMessageAndATracebackWithStatus1() async throws {
-        let path = try Self.script("print('before')\nlocal function f()\n  error('broken')\nend\nf()\n")
-        let outcome = try await Self.run([path])
+        let path = try script("print('before')\nlocal function f()\n  error('broken')\nend\nf()\n")
+        let outcome = try await run([path])
         #expect(outcome.status == 1)
         #expect(outcome.output == "before\n")
         #expect(outcome.errors.hasPrefix("\(path):3: broken\n"), "\(outcome.errors)")
@@ -96,8 +106,8 @@ import Testing
     }
 
     @Test func aSyntaxErrorIsFileLineWithStatus1() async throws {
-        let path = try Self.script("local x = = 1\n")
-        let outcome = try await Self.run([path])
+        let path = try script("local x = = 1\n")
+        let outcome = try await run([path])
         #expect(outcome.status == 1)
         #expect(outcome.errors.hasPrefix("\(path):1:"), "\(outcome.errors)")
     }
@@ -110,53 +120,53 @@ import Testing
         ["--no-such-option", "x.lua"],
     ])
     func usageErrorsExitWith2(_ arguments: [String]) async throws {
-        let outcome = try await Self.run(arguments)
+        let outcome = try await run(arguments)
         #expect(outcome.status == 2, "\(arguments): \(outcome.errors)")
         #expect(!outcome.errors.isEmpty)
         #expect(outcome.output.isEmpty)
     }
 
     @Test func trustedGivesTheWholeLibrary() async throws {
-        let path = try Self.script("print(io.type(io.stdout), type(os.getenv), type(debug.traceback))")
-        let sandboxed = try await Self.run([path])
+        let path = try script("print(io.type(io.stdout), type(os.getenv), type(debug.traceback))")
+        let sandboxed = try await run([path])
         #expect(sandboxed.status == 1)
         #expect(sandboxed.errors.contains("attempt to index a nil value (global 'io')"))
-        let trusted = try await Self.run(["--trusted", path])
+        let trusted = try await run(["--trusted", path])
         #expect(trusted.status == 0, "\(trusted.errors)")
         #expect(trusted.output == "file\tfunction\tfunction\n")
     }
 
     @Test func aRunawayScriptEndsAtTheTimeout() async throws {
-        let path = try Self.script("local n = 0\nwhile true do n = n + 1 end\n")
+        let path = try script("local n = 0\nwhile true do n = n + 1 end\n")
         let start = ContinuousClock.now
-        let outcome = try await Self.run(["--timeout", "300ms", path])
+        let outcome = try await run(["--timeout", "300ms", path])
         #expect(outcome.status == 1)
         #expect(outcome.errors.hasPrefix("\(path):2: script timed out"), "\(outcome.errors)")
         #expect(ContinuousClock.now - start < .seconds(10))
     }
 
     @Test func theDefaultTimeoutStopsARunawayScriptByItself() async throws {
-        let outcome = try await Self.run([try Self.script("while true do end")])
+        let outcome = try await run([try script("while true do end")])
         #expect(outcome.status == 1)
         #expect(outcome.errors.contains("deadline of 1000 ms"), "\(outcome.errors)")
     }
 
     @Test func aMemoryHogEndsAtTheCeiling() async throws {
-        let path = try Self.script("local t = {}\nfor i = 1, math.huge do t[i] = ('x'):rep(100) .. i end\n")
-        let outcome = try await Self.run(["--memory", "16M", path])
+        let path = try script("local t = {}\nfor i = 1, math.huge do t[i] = ('x'):rep(100) .. i end\n")
+        let outcome = try await run(["--memory", "16M", path])
         #expect(outcome.status == 1)
         #expect(outcome.errors.hasPrefix("\(path):2: "), "\(outcome.errors)")
         #expect(outcome.errors.contains("memory"), "\(outcome.errors)")
     }
 
     @Test func emptyAndNonUTF8ScriptsAreHandled() async throws {
-        let empty = try await Self.run([try Self.script("")])
+        let empty = try await run([try script("")])
         #expect(empty.status == 1)
         #expect(empty.errors.contains("the script is empty"), "\(empty.errors)")
 
-        let latin1 = try Self.script("")
-        try Data("print('caf\u{E9}')".data(using: .isoLatin1)!).write(to: Self.scratch.appendingPathComponent(latin1))
-        let notUTF8 = try await Self.run([latin1])
+        let latin1 = try script("")
+        try Data("print('caf\u{E9}')".data(using: .isoLatin1)!).write(to: scratch.url.appendingPathComponent(latin1))
+        let notUTF8 = try await run([latin1])
         #expect(notUTF8.status == 1)
         #expect(notUTF8.errors.contains("UTF-8"), "\(notUTF8.errors)")
     }

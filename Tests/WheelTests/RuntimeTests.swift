@@ -11,10 +11,22 @@ final class Lines: Sendable {
     var sink: LuaLogSink { { [self] _, text in lines.withLock { $0.append(text) } } }
 }
 
+/// A temporary folder, removed with its contents when the last reference goes.
+final class Scratch {
+    let url: URL
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("wheel-tests-\(UUID().uuidString)")
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
 @Suite struct RuntimeTests {
+    /// Swift Testing makes a suite value per test: each test's files go when it ends.
+    let scratch = Scratch()
+
     /// Writes a script (and files beside it) to a fresh folder; returns the script's path.
-    static func file(_ source: String, beside: [String: String] = [:]) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wheel-runtime-\(UUID().uuidString)")
+    func file(_ source: String, beside: [String: String] = [:]) throws -> String {
+        let folder = scratch.url.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (name, text) in beside {
             try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
@@ -27,7 +39,7 @@ final class Lines: Sendable {
     @Test func runsAScriptWithModulesBesideIt() async throws {
         let lines = Lines()
         let runtime = try Runtime(options: .init(log: lines.sink))
-        let path = try Self.file("local m = require 'helper' print(m.twice(21))",
+        let path = try file("local m = require 'helper' print(m.twice(21))",
                                  beside: ["helper.lua": "return { twice = function(x) return 2 * x end }"])
         try await runtime.run(file: path)
         #expect(lines.all == ["42"])
@@ -40,13 +52,13 @@ final class Lines: Sendable {
             try await Task.sleep(for: .milliseconds(5))
             return x + 1
         })
-        try await runtime.run(file: try Self.file("print(later(1) + later(2))"))
+        try await runtime.run(file: try file("print(later(1) + later(2))"))
         #expect(lines.all == ["5"])
     }
 
     @Test func reportsSayFileLineAndTraceback() async throws {
         let runtime = try Runtime()
-        let path = try Self.file("local function f()\n  local x = nil\n  return x.y\nend\nf()\n")
+        let path = try file("local function f()\n  local x = nil\n  return x.y\nend\nf()\n")
         do {
             try await runtime.run(file: path)
             Issue.record("no error")
@@ -63,26 +75,26 @@ final class Lines: Sendable {
         let lines = Lines()
         let runtime = try Runtime(options: .init(memoryLimit: 8 << 20, timeout: .milliseconds(200), log: lines.sink))
         await #expect {
-            try await runtime.run(file: try Self.file("while true do end"))
+            try await runtime.run(file: try file("while true do end"))
         } throws: { error in
             if case LuaError.timeout = error { return true } else { return false }
         }
         await #expect {
-            try await runtime.run(file: try Self.file("local t = {} while true do t[#t + 1] = {} end"))
+            try await runtime.run(file: try file("local t = {} while true do t[#t + 1] = {} end"))
         } throws: { error in
             if case LuaError.memory = error { return true } else { return false }
         }
-        try await runtime.run(file: try Self.file("print('fine')"))
+        try await runtime.run(file: try file("print('fine')"))
         #expect(lines.all == ["fine"])
     }
 
     @Test func trustedScriptsSeeTheWholeLibrary() async throws {
         let lines = Lines()
         let trusted = try Runtime(options: .init(trusted: true, log: lines.sink))
-        try await trusted.run(file: try Self.file("print(type(io), type(os.getenv), type(debug))"))
+        try await trusted.run(file: try file("print(type(io), type(os.getenv), type(debug))"))
         #expect(lines.all == ["table\tfunction\ttable"])
         let sandboxed = try Runtime(options: .init(log: lines.sink))
-        await #expect(throws: LuaError.self) { try await sandboxed.run(file: try Self.file("io.write('x')")) }
+        await #expect(throws: LuaError.self) { try await sandboxed.run(file: try file("io.write('x')")) }
     }
 
     @Test func aMissingFileIsAClearError() async throws {
