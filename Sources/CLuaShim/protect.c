@@ -34,6 +34,19 @@ int wl_prepare_call(lua_State *L, int reference) {
 }
 
 int wl_invoke(lua_State *L, int nargs, int nresults, int handler, int64_t timeout_ns) {
+    if (timeout_ns == 0) {
+        /* No deadline: wl_call_begin's and wl_call_end's bookkeeping, inline. */
+        wl_runtime *rt = wl_rt(L);
+        int depth = rt->call_depth++;
+        if (depth == 0) {
+            rt->fatal = WL_FATAL_NONE;
+            rt->frame_count = 0;
+            rt->timeout_ns = 0;
+        }
+        int status = wl_pcall_with_handler(L, nargs, nresults, handler);
+        rt->call_depth = depth;
+        return status;
+    }
     int depth = wl_call_begin(L, timeout_ns);
     int status = wl_pcall_with_handler(L, nargs, nresults, handler);
     wl_call_end(L, depth);
