@@ -119,10 +119,8 @@ struct BenchFailure: Error, CustomStringConvertible {
 
 /// The checksum of one title, computed as the reference's C loop computes it.
 @inline(__always) func titleChecksum(_ text: String) -> UInt64 {
-    // Through the contiguous bytes, as the reference reads its buffer (UTF8View.last
-    // steps back through an index, a call of its own).
-    var text = text
-    return text.withUTF8 { UInt64($0.count) &+ UInt64($0.last ?? 0) }
+    let utf8 = text.utf8
+    return UInt64(utf8.count) &+ UInt64(utf8.last ?? 0)
 }
 
 /// Case 1: a held script function called from Swift, its string result read.
