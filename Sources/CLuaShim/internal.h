@@ -6,10 +6,17 @@
 #include <pthread.h>
 #include "include/CLuaShim.h"
 
+/* How many host functions and methods per state get a trampoline of their own. */
+#define WL_POOLED_FUNCTIONS 64
+#define WL_POOLED_METHODS 32
+
 struct wl_runtime {
     /* memory: touched only by the owner thread */
-    size_t used;
+    size_t used;              /* kept by the allocator while `counting`; otherwise the
+                                 last total wl_memory_used read from Lua */
     size_t limit;             /* 0: no ceiling */
+    int counting;             /* the state runs on wl_alloc (1) or wl_alloc_plain (0); a
+                                 state with a ceiling always counts (runtime.c) */
     /* > 0 while a Swift frame sits between Lua and the nearest protected call. The
        allocator then never fails (a failure would longjmp through Swift); the trampoline
        raises the memory error once the Swift frame has returned (invariant 1). */
@@ -39,6 +46,15 @@ struct wl_runtime {
 
     /* the Swift LuaState that owns this state (unretained) */
     void *host;
+
+    /* Boxes of the host functions and methods with trampolines of their own
+       (trampoline.c); a slot is NULL once its keeper released the box, and never
+       reused. Methods also keep their metatable's address, to check `self`. */
+    int pooled_function_count;
+    int pooled_method_count;
+    void *pooled_functions[WL_POOLED_FUNCTIONS];
+    void *pooled_methods[WL_POOLED_METHODS];
+    const void *pooled_metatables[WL_POOLED_METHODS];
 
     /* log */
     wl_log_fn log;

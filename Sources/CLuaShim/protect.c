@@ -7,7 +7,7 @@
 
 /* The message handler: records where the error happened, without allocating, and
    leaves the error value as it is. Level 0 is the handler itself. */
-static int message_handler(lua_State *L) {
+int wl_message_handler(lua_State *L) {
     wl_runtime *rt = wl_rt(L);
     /* A limit is rethrown by every pcall wrapper on its way out: keep the frames of the
        place where it first hit, not of the last rethrow. */
@@ -25,28 +25,26 @@ int wl_pcall_with_handler(lua_State *L, int nargs, int nresults, int handler) {
     return status;
 }
 
-int wl_prepare_call(lua_State *L, int reference) {
-    int top = lua_gettop(L);
-    if (!lua_checkstack(L, 24)) return -1;
-    lua_pushcfunction(L, message_handler);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, reference);
-    return top;
+int wl_invoke_untimed(lua_State *L, int nargs, int nresults, int handler) {
+    /* wl_call_begin's and wl_call_end's bookkeeping for a call without a deadline. */
+    wl_runtime *rt = wl_rt(L);
+    int depth = rt->call_depth++;
+    if (depth == 0) {
+        rt->fatal = WL_FATAL_NONE;
+        rt->frame_count = 0;
+        rt->timeout_ns = 0;
+    }
+    int saved = rt->unprotected;
+    rt->unprotected = 0;
+    int status = lua_pcall(L, nargs, nresults, handler);
+    rt->unprotected = saved;
+    if (status == LUA_ERRMEM && rt->fatal == WL_FATAL_NONE) rt->fatal = WL_FATAL_MEMORY;
+    rt->call_depth = depth;
+    return status;
 }
 
 int wl_invoke(lua_State *L, int nargs, int nresults, int handler, int64_t timeout_ns) {
-    if (timeout_ns == 0) {
-        /* No deadline: wl_call_begin's and wl_call_end's bookkeeping, inline. */
-        wl_runtime *rt = wl_rt(L);
-        int depth = rt->call_depth++;
-        if (depth == 0) {
-            rt->fatal = WL_FATAL_NONE;
-            rt->frame_count = 0;
-            rt->timeout_ns = 0;
-        }
-        int status = wl_pcall_with_handler(L, nargs, nresults, handler);
-        rt->call_depth = depth;
-        return status;
-    }
+    if (timeout_ns == 0) return wl_invoke_untimed(L, nargs, nresults, handler);
     int depth = wl_call_begin(L, timeout_ns);
     int status = wl_pcall_with_handler(L, nargs, nresults, handler);
     wl_call_end(L, depth);
@@ -55,7 +53,7 @@ int wl_invoke(lua_State *L, int nargs, int nresults, int handler, int64_t timeou
 
 int wl_pcall(lua_State *L, int nargs, int nresults) {
     int handler = lua_gettop(L) - nargs;
-    lua_pushcfunction(L, message_handler);
+    lua_pushcfunction(L, wl_message_handler);
     lua_rotate(L, handler, 1);
     int status = wl_pcall_with_handler(L, nargs, nresults, handler);
     lua_rotate(L, handler, -1);

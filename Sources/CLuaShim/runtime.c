@@ -8,12 +8,16 @@
 #include <string.h>
 #include "internal.h"
 
+/* The allocator of a state with a memory ceiling: counts every byte against it. */
 static void *wl_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     wl_runtime *rt = ud;
     size_t old = ptr ? osize : 0;   /* when ptr is NULL, osize is a type tag, not a size */
+    /* `used` can fall short of the blocks freed here only if counting started while
+       Lua could not report its total (wl_set_memory_limit from a finalizer): saturate. */
+    size_t kept = rt->used > old ? rt->used - old : 0;
     if (nsize == 0) {
         free(ptr);
-        rt->used -= old;
+        rt->used = kept;
         return NULL;
     }
     if (nsize > old && rt->limit != 0 && !rt->unprotected
@@ -22,8 +26,28 @@ static void *wl_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
     void *block = realloc(ptr, nsize);
     if (block == NULL) return NULL;
-    rt->used = rt->used - old + nsize;
+    rt->used = kept + nsize;
     return block;
+}
+
+/* The allocator of a state without a ceiling: nothing to check and nothing to count,
+   since Lua keeps the same total itself (see wl_memory_used). It runs for every string
+   a script builds, so it does no more than lauxlib's own allocator. */
+static void *wl_alloc_plain(void *ud, void *ptr, size_t osize, size_t nsize) {
+    (void)ud; (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+/* The bytes Lua counts for the state: exactly what the allocator handed out, the same
+   total wl_alloc keeps. -1 while the collector runs finalizers (lua_gc refuses then). */
+static long long total_bytes(lua_State *L) {
+    int kilobytes = lua_gc(L, LUA_GCCOUNT, 0);
+    if (kilobytes < 0) return -1;
+    return (long long)kilobytes * 1024 + lua_gc(L, LUA_GCCOUNTB, 0);
 }
 
 static void wl_warn(void *ud, const char *message, int tocont) {
@@ -45,9 +69,10 @@ lua_State *wl_newstate(size_t limit) {
     wl_runtime *rt = calloc(1, sizeof *rt);
     if (rt == NULL) return NULL;
     rt->limit = limit;
+    rt->counting = limit != 0;
     rt->unprotected = 1;   /* Swift code is running: see wl_pcall for where it drops */
     atomic_flag_clear(&rt->signal_lock);
-    lua_State *L = lua_newstate(wl_alloc, rt);
+    lua_State *L = lua_newstate(limit != 0 ? wl_alloc : wl_alloc_plain, rt);
     if (L == NULL) { free(rt); return NULL; }
     *(wl_runtime **)lua_getextraspace(L) = rt;
     rt->main = L;
@@ -66,9 +91,28 @@ void wl_close(lua_State *L) {
 }
 
 wl_runtime *wl_runtime_of(lua_State *L) { return wl_rt(L); }
-size_t wl_memory_used(lua_State *L) { return wl_rt(L)->used; }
+size_t wl_memory_used(lua_State *L) {
+    wl_runtime *rt = wl_rt(L);
+    if (!rt->counting) {
+        long long total = total_bytes(rt->main);
+        if (total >= 0) rt->used = (size_t)total;   /* else the last total known */
+    }
+    return rt->used;
+}
+
 size_t wl_memory_limit(lua_State *L) { return wl_rt(L)->limit; }
-void wl_set_memory_limit(lua_State *L, size_t limit) { wl_rt(L)->limit = limit; }
+
+void wl_set_memory_limit(lua_State *L, size_t limit) {
+    wl_runtime *rt = wl_rt(L);
+    if (limit != 0 && !rt->counting) {
+        /* From here on every byte counts: start from Lua's own total, then let the
+           counting allocator keep it. */
+        rt->used = wl_memory_used(L);
+        rt->counting = 1;
+        lua_setallocf(rt->main, wl_alloc, rt);
+    }
+    rt->limit = limit;
+}
 int wl_fatal(lua_State *L) { return wl_rt(L)->fatal; }
 
 void wl_set_log(lua_State *L, wl_log_fn fn, void *context) {

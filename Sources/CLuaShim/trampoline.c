@@ -6,8 +6,9 @@
  * answer into a return, an error, an argument error or a yield. No Lua error can reach a
  * Swift frame: by the time anything is raised, the Swift frame is gone.
  *
- * A function's box pointer lives in a small userdata upvalue whose __gc hands the box back
- * to Swift; a userdata object's pointer lives in the userdata itself, likewise released.
+ * A function's box pointer is kept by a small userdata (its keeper, an upvalue) whose
+ * __gc hands the box back to Swift; see "finding the box" below for where the trampoline
+ * reads it. A userdata object's pointer lives in the userdata itself, likewise released.
  */
 #include <string.h>
 #include "internal.h"
@@ -84,57 +85,129 @@ static int finish_slow(lua_State *L, wl_runtime *rt, int n) {
     }
 }
 
-/* A box is released by its userdata's __gc; a finalizer that resurrects the function
-   (possible in trusted mode, and while a state closes) must not reach a freed closure. */
-static void *live_box(lua_State *L) {
-    void *box = *(void **)lua_touserdata(L, lua_upvalueindex(1));
-    if (box == NULL) luaL_error(L, "this host function was released (its state is closing or it was collected)");
-    return box;
+/* ---- finding the box
+ *
+ * Each host function and method has a keeper: a full userdata whose __gc hands the box
+ * back to Swift. Where the trampoline finds the box decides much of the cost of a call:
+ *
+ *   - pooled: the first WL_POOLED_FUNCTIONS functions and WL_POOLED_METHODS methods of a
+ *     state each get a trampoline of their own, which reads its box from a fixed slot of
+ *     the runtime record (two loads from L). Reading an upvalue instead goes through
+ *     L->ci, the closure and the upvalue, a chain of dependent loads that cost a call
+ *     about a sixth of its time. A pooled slot is never reused: once its keeper is
+ *     collected it stays NULL, so a resurrected closure can only find "released".
+ *   - otherwise: upvalue 1 is a light userdata pointing at the box slot inside the
+ *     keeper (one load fewer than reading the slot through the full userdata).
+ *
+ * A finalizer that resurrects a function (possible in trusted mode, and while a state
+ * closes) must not reach a freed box: either way the keeper clears the slot at __gc
+ * before it releases the box, and the trampoline checks for NULL. */
+
+typedef struct wl_keeper {
+    void *box;       /* the box, when the slot is this one */
+    void **slot;     /* where the trampoline finds the box: &box, or the runtime's pool */
+} wl_keeper;
+
+static int released(lua_State *L) {
+    return luaL_error(L, "this host function was released (its state is closing or it was collected)");
+}
+
+/* Runs the Swift side of a call with the allocator unable to fail, then turns its answer
+   into Lua's terms once the Swift frame has returned (invariant 1). */
+static inline __attribute__((always_inline))
+int enter_function(lua_State *L, wl_runtime *rt, void *box) {
+    if (box == NULL) return released(L);
+    int saved = rt->unprotected;
+    rt->unprotected = 1;
+    int n = dispatch_fn(L, box, rt->host);
+    rt->unprotected = saved;
+    return finish(L, rt, n);
+}
+
+static inline __attribute__((always_inline))
+int enter_method(lua_State *L, wl_runtime *rt, void *box, void *object) {
+    if (box == NULL) return released(L);
+    int saved = rt->unprotected;
+    rt->unprotected = 1;
+    int n = method_fn(L, box, object, rt->host);
+    rt->unprotected = saved;
+    return finish(L, rt, n);
+}
+
+static int bad_self(lua_State *L, int metatable) {
+    lua_getfield(L, metatable, "__name");
+    return luaL_typeerror(L, 1, lua_tostring(L, -1));
 }
 
 static int call_host(lua_State *L) {
     wl_runtime *rt = wl_rt(L);
-    void *box = live_box(L);
-    int saved = rt->unprotected;
-    rt->unprotected = 1;
-    int n = dispatch_fn(L, box);
-    rt->unprotected = saved;
-    return finish(L, rt, n);
+    return enter_function(L, rt, *(void **)lua_touserdata(L, lua_upvalueindex(1)));
 }
 
+/* Upvalues: box slot, metatable, keeper. `self` must be a userdata (lua_touserdata is
+   NULL for anything else) whose metatable is the type's. */
 static int call_method(lua_State *L) {
     wl_runtime *rt = wl_rt(L);
     void *object = NULL;
-    if (lua_getmetatable(L, 1)) {
-        if (lua_rawequal(L, -1, lua_upvalueindex(2)))
-            object = *(void **)lua_touserdata(L, 1);
+    void **block = lua_touserdata(L, 1);
+    if (block && lua_getmetatable(L, 1)) {
+        if (lua_rawequal(L, -1, lua_upvalueindex(2))) object = *block;
         lua_pop(L, 1);
     }
-    if (object == NULL) {
-        lua_getfield(L, lua_upvalueindex(2), "__name");
-        return luaL_typeerror(L, 1, lua_tostring(L, -1));
-    }
-    void *box = live_box(L);
-    int saved = rt->unprotected;
-    rt->unprotected = 1;
-    int n = method_fn(L, box, object);
-    rt->unprotected = saved;
-    return finish(L, rt, n);
+    if (object == NULL) return bad_self(L, lua_upvalueindex(2));
+    return enter_method(L, rt, *(void **)lua_touserdata(L, lua_upvalueindex(1)), object);
 }
 
+/* The pooled trampolines. Methods compare the metatable by address (tables do not move;
+   the closure's upvalue 1 keeps this one alive). */
+#define WL_CALL_FUNCTION(n) \
+    static int call_function_##n(lua_State *L) { \
+        wl_runtime *rt = wl_rt(L); \
+        return enter_function(L, rt, rt->pooled_functions[n]); \
+    }
+#define WL_CALL_METHOD(n) \
+    static int call_method_##n(lua_State *L) { \
+        wl_runtime *rt = wl_rt(L); \
+        void *object = NULL; \
+        void **block = lua_touserdata(L, 1); \
+        if (block && lua_getmetatable(L, 1)) { \
+            if (lua_topointer(L, -1) == rt->pooled_metatables[n]) object = *block; \
+            lua_pop(L, 1); \
+        } \
+        if (object == NULL) return bad_self(L, lua_upvalueindex(1)); \
+        return enter_method(L, rt, rt->pooled_methods[n], object); \
+    }
+#define WL_FUNCTION_ENTRY(n) call_function_##n,
+#define WL_METHOD_ENTRY(n) call_method_##n,
+/* Octal indices 00..077: eight at a time, so that the pool sizes in internal.h hold. */
+#define WL_EIGHT(M, d) M(0##d##0) M(0##d##1) M(0##d##2) M(0##d##3) M(0##d##4) M(0##d##5) M(0##d##6) M(0##d##7)
+#define WL_THIRTY_TWO(M) WL_EIGHT(M, 0) WL_EIGHT(M, 1) WL_EIGHT(M, 2) WL_EIGHT(M, 3)
+#define WL_SIXTY_FOUR(M) WL_THIRTY_TWO(M) WL_EIGHT(M, 4) WL_EIGHT(M, 5) WL_EIGHT(M, 6) WL_EIGHT(M, 7)
+
+WL_SIXTY_FOUR(WL_CALL_FUNCTION)
+WL_THIRTY_TWO(WL_CALL_METHOD)
+
+static const lua_CFunction function_trampolines[] = { WL_SIXTY_FOUR(WL_FUNCTION_ENTRY) };
+static const lua_CFunction method_trampolines[] = { WL_THIRTY_TWO(WL_METHOD_ENTRY) };
+_Static_assert(sizeof function_trampolines / sizeof *function_trampolines == WL_POOLED_FUNCTIONS, "pool size");
+_Static_assert(sizeof method_trampolines / sizeof *method_trampolines == WL_POOLED_METHODS, "pool size");
+
 static int release_box(lua_State *L) {
-    void **slot = lua_touserdata(L, 1);
-    if (slot && *slot) {
-        void *box = *slot;
-        *slot = NULL;
+    wl_keeper *keeper = lua_touserdata(L, 1);
+    if (keeper && keeper->slot && *keeper->slot) {
+        void *box = *keeper->slot;
+        *keeper->slot = NULL;
         release_fn(box);
     }
     return 0;
 }
 
-static void push_box(lua_State *L, void *box) {
-    void **slot = lua_newuserdatauv(L, sizeof(void *), 0);
-    *slot = box;
+/* Pushes the keeper of `box`, whose box lives at `pool_slot` or, if that is NULL, in the
+   keeper itself. */
+static wl_keeper *push_keeper(lua_State *L, void *box, void **pool_slot) {
+    wl_keeper *keeper = lua_newuserdatauv(L, sizeof *keeper, 0);
+    keeper->box = box;
+    keeper->slot = &keeper->box;
     if (luaL_newmetatable(L, box_type)) {
         lua_pushcfunction(L, release_box);
         lua_setfield(L, -2, "__gc");
@@ -142,18 +215,43 @@ static void push_box(lua_State *L, void *box) {
         lua_setfield(L, -2, "__metatable");
     }
     lua_setmetatable(L, -2);
+    if (pool_slot) {
+        *pool_slot = box;
+        keeper->slot = pool_slot;
+    }
+    return keeper;
 }
 
 void wl_push_function(lua_State *L, void *box) {
-    push_box(L, box);
-    lua_pushcclosure(L, call_host, 1);
+    wl_runtime *rt = wl_rt(L);
+    if (rt->pooled_function_count < WL_POOLED_FUNCTIONS) {
+        int n = rt->pooled_function_count++;
+        push_keeper(L, box, &rt->pooled_functions[n]);
+        lua_pushcclosure(L, function_trampolines[n], 1);       /* upvalue: keeper */
+        return;
+    }
+    wl_keeper *keeper = push_keeper(L, box, NULL);
+    lua_pushlightuserdata(L, keeper->slot);
+    lua_rotate(L, -2, 1);
+    lua_pushcclosure(L, call_host, 2);                          /* slot, keeper */
 }
 
 void wl_push_method(lua_State *L, void *box, int metatable_index) {
     metatable_index = lua_absindex(L, metatable_index);
-    push_box(L, box);
+    wl_runtime *rt = wl_rt(L);
+    if (rt->pooled_method_count < WL_POOLED_METHODS) {
+        int n = rt->pooled_method_count++;
+        rt->pooled_metatables[n] = lua_topointer(L, metatable_index);
+        lua_pushvalue(L, metatable_index);
+        push_keeper(L, box, &rt->pooled_methods[n]);
+        lua_pushcclosure(L, method_trampolines[n], 2);         /* metatable, keeper */
+        return;
+    }
+    wl_keeper *keeper = push_keeper(L, box, NULL);
+    lua_pushlightuserdata(L, keeper->slot);
     lua_pushvalue(L, metatable_index);
-    lua_pushcclosure(L, call_method, 2);
+    lua_rotate(L, -3, -1);                                      /* slot, metatable, keeper */
+    lua_pushcclosure(L, call_method, 3);
 }
 
 /* ---- userdata objects */

@@ -53,9 +53,8 @@ extension Bool: LuaConvertible {
 extension Int64: LuaConvertible {
     @inlinable public func push(to state: LuaState) { lua_pushinteger(state.handle, self) }
     @inlinable public static func read(from state: LuaState, at index: Int32) throws -> Int64 {
-        var isInteger: Int32 = 0
-        let value = lua_tointegerx(state.handle, index, &isInteger)
-        if isInteger != 0 { return value }
+        let integer = wl_integer_at(state.handle, index)
+        if integer.ok != 0 { return integer.value }
         throw integerMismatch(state, index)
     }
 
@@ -108,16 +107,36 @@ extension String: LuaConvertible {
     }
 
     @inlinable public static func read(from state: LuaState, at index: Int32) throws -> String {
+        // Most text from scripts is short ASCII (titles, keys, labels): such a string is
+        // built in registers, inline; everything else takes the general path.
+        let string = wl_lstring_at(state.handle, index)
+        if let bytes = string.bytes, string.length <= 15, let text = smallASCII(bytes, string.length) {
+            return text
+        }
+        return try readAny(from: state, at: index)
+    }
+
+    /// Reads a call's result at `index`, a slot that belongs to the bridge: a number there
+    /// may be converted in place, so one call into Lua does for the type check.
+    @inlinable static func readResult(from state: LuaState, at index: Int32) throws -> String {
+        let string = wl_tolstring(state.handle, index)
+        if let bytes = string.bytes, string.length <= 15, let text = smallASCII(bytes, string.length) {
+            return text
+        }
+        return try readAny(from: state, at: index)
+    }
+
+    @usableFromInline static func readAny(from state: LuaState, at index: Int32) throws -> String {
         let L = state.handle
         var length = 0
         if let pointer = wl_string_at(L, index, &length) {
-            let start = UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self)
-            let bytes = UnsafeBufferPointer(start: start, count: length)
-            // Most text from scripts is ASCII: check that in one pass and build the String
-            // directly; anything else goes through full UTF-8 validation.
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: length)
+            // ASCII: one pass to check it, then a plain copy. Anything else goes through
+            // full UTF-8 validation.
             if isASCII(bytes) {
                 return String(unsafeUninitializedCapacity: length) { buffer in
-                    buffer.baseAddress?.update(from: start, count: length)   // nil only when empty
+                    buffer.baseAddress?.update(from: bytes.baseAddress!, count: length)   // nil only when empty
                     return length
                 }
             }
@@ -133,6 +152,57 @@ extension String: LuaConvertible {
         defer { lua_settop(L, -2) }
         let bytes = UnsafeRawBufferPointer(start: lua_tolstring(L, -1, &length), count: length)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The `length` (at most 15) bytes at `start` as a small string, if they are ASCII;
+    /// nil otherwise, or when this standard library lays out small strings differently.
+    ///
+    /// A small string is two words: bytes 0-7, then bytes 8-14 with a tag byte on top
+    /// (immortal, ASCII, small, and the count: 0xE0 | count). Reading the bytes straight
+    /// into those words costs a few loads; `String(unsafeUninitializedCapacity:)` copies
+    /// them to a buffer and reads them back, which stalls on the store and then checks
+    /// them once more. The loads stay inside the `length` bytes (they overlap instead of
+    /// reading past the end).
+    @inlinable @inline(__always)
+    static func smallASCII(_ bytes: UnsafePointer<CChar>, _ length: Int) -> String? {
+        #if _endian(little) && _pointerBitWidth(_64)
+        guard smallStringLayoutIsKnown else { return nil }
+        let start = UnsafeRawPointer(bytes)
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        if length >= 8 {
+            low = start.loadUnaligned(as: UInt64.self)
+            if length > 8 {   // bytes 8..<length, from the last eight
+                high = start.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self) &>> UInt64(8 * (16 - length))
+            }
+        } else if length >= 4 {
+            let first = UInt64(start.loadUnaligned(as: UInt32.self))
+            let last = UInt64(start.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self))
+            low = first | last &<< UInt64(8 * (length - 4))    // the overlap holds the same bytes
+        } else if length > 0 {
+            let bytes = start.assumingMemoryBound(to: UInt8.self)
+            low = UInt64(bytes[0]) | UInt64(bytes[length / 2]) &<< UInt64(8 * (length / 2))
+                | UInt64(bytes[length - 1]) &<< UInt64(8 * (length - 1))
+        }
+        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        high |= UInt64(0xE0 &+ length) &<< 56
+        // Moved out rather than bit-cast: a bit-cast copies the String, which costs a
+        // (no-op) retain call for the immortal small string. The optimizer keeps the two
+        // words in registers; nothing writes through the pointer, so no stack protector.
+        var words = (low, high)
+        return _withUnprotectedUnsafeMutablePointer(to: &words) {
+            UnsafeMutableRawPointer($0).bindMemory(to: String.self, capacity: 1).move()
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    /// Whether small strings are laid out as `smallASCII` builds them: checked on a
+    /// literal, whose bits the compiler itself produces (and folds to a constant).
+    @inlinable static var smallStringLayoutIsKnown: Bool {
+        let bits = unsafeBitCast("abc" as String, to: (UInt64, UInt64).self)
+        return bits.0 == 0x63_62_61 && bits.1 == 0xE3 &<< 56
     }
 
     /// Whether every byte is below 0x80, eight bytes at a time.

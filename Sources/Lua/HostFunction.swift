@@ -77,15 +77,13 @@ public struct ArgumentError: Error {
 }
 
 /// The Swift side of one Lua function: its body reads and pushes on `state.handle`.
+///
+/// The box holds no reference to its state: the trampoline passes the state along (it is
+/// the host recorded in the runtime, alive until lua_close has released every box).
 final class HostFunctionBox {
-    // The box lives in the state's heap and is released at the latest by lua_close, which
-    // runs while the LuaState is still alive: an unretained reference cannot dangle, and
-    // the call path uses it without a retain and release.
-    let state: Unmanaged<LuaState>
     let body: (LuaState) throws -> Int32
 
-    init(state: LuaState, body: @escaping (LuaState) throws -> Int32) {
-        self.state = .passUnretained(state)
+    init(body: @escaping (LuaState) throws -> Int32) {
         self.body = body
     }
 }
@@ -120,8 +118,26 @@ extension LuaState {
         }
     }
 
-    // One to three arguments, the common case, without a parameter pack: the compiler
+    // Zero to three arguments, the common case, without a parameter pack: the compiler
     // specialises these completely (a pack still reads through witness tables).
+
+    /// A Lua function without arguments that pushes its result.
+    @inlinable
+    public func function<R: LuaPushable>(_ body: @escaping () throws -> R) -> LuaFunction {
+        makeFunction { state in
+            try body().push(to: state)
+            return 1
+        }
+    }
+
+    /// A Lua function without arguments that returns nothing.
+    @inlinable
+    public func function(_ body: @escaping () throws -> Void) -> LuaFunction {
+        makeFunction { _ in
+            try body()
+            return 0
+        }
+    }
 
     /// A Lua function of one typed argument that pushes its result.
     @inlinable
@@ -175,6 +191,19 @@ extension LuaState {
         }
     }
 
+    /// A Lua function of three typed arguments that returns nothing.
+    @inlinable
+    public func function<A: LuaReadable, B: LuaReadable, C: LuaReadable>(
+        _ body: @escaping (A, B, C) throws -> Void
+    ) -> LuaFunction {
+        makeFunction { state in
+            try body(LuaCall.argument(A.self, at: 1, in: state),
+                     LuaCall.argument(B.self, at: 2, in: state),
+                     LuaCall.argument(C.self, at: 3, in: state))
+            return 0
+        }
+    }
+
     /// A Lua function with any number of arguments and results.
     public func function(_ body: @escaping (LuaCall) throws -> LuaReturn) -> LuaFunction {
         makeFunction { state in try body(LuaCall(state: state)).count }
@@ -183,7 +212,7 @@ extension LuaState {
     @usableFromInline
     func makeFunction(_ body: @escaping (LuaState) throws -> Int32) -> LuaFunction {
         enter()
-        let box = Unmanaged.passRetained(HostFunctionBox(state: self, body: body))
+        let box = Unmanaged.passRetained(HostFunctionBox(body: body))
         wl_push_function(handle, box.toOpaque())
         return LuaFunction(popping: self)
     }
@@ -232,7 +261,7 @@ extension LuaState {
         wl_new_userdata_type(L, "host error")
         let metatable = lua_gettop(L)
         // The method trampoline has checked that `self` is a host error before this runs.
-        let describe = MethodBox(state: self) { object, state in
+        let describe = MethodBox { object, state in
             let box = Unmanaged<HostErrorBox>.fromOpaque(object).takeUnretainedValue()
             String(describing: box.error).push(to: state)
             return 1
@@ -268,13 +297,20 @@ func installBridge() { _ = bridgeInstalled }
 
 private let bridgeInstalled: Void = wl_install(dispatchFunction, dispatchMethod, releaseBox)
 
+// The trampolines never pass a null pointer: `unsafelyUnwrapped` costs no check in an
+// optimized build. The host is the LuaState that owns `L`: wl_set_host records it,
+// unretained, in its initializer, and it outlives its lua_State (close() runs lua_close,
+// which releases every box, before the LuaState is gone). The trampoline reads it from
+// the runtime record, so it does not wait on the box to be found.
+
 @inline(__always)
-private func dispatchFunction(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?) -> Int32 {
-    Unmanaged<HostFunctionBox>.fromOpaque(box!)._withUnsafeGuaranteedRef { function in
-        function.state._withUnsafeGuaranteedRef { state in
+private func dispatchFunction(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?,
+                              _ host: UnsafeMutableRawPointer?) -> Int32 {
+    Unmanaged<HostFunctionBox>.fromOpaque(box.unsafelyUnwrapped)._withUnsafeGuaranteedRef { function in
+        Unmanaged<LuaState>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { state in
             // The call may come from any coroutine of the state: Swift works on its stack.
             let saved = state.handle
-            state.handle = L!
+            state.handle = L.unsafelyUnwrapped
             defer { state.handle = saved }
             do {
                 return try function.body(state)
@@ -287,14 +323,14 @@ private func dispatchFunction(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointe
 
 @inline(__always)
 private func dispatchMethod(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?,
-                            _ object: UnsafeMutableRawPointer?) -> Int32 {
-    Unmanaged<MethodBox>.fromOpaque(box!)._withUnsafeGuaranteedRef { method in
-        method.state._withUnsafeGuaranteedRef { state in
+                            _ object: UnsafeMutableRawPointer?, _ host: UnsafeMutableRawPointer?) -> Int32 {
+    Unmanaged<MethodBox>.fromOpaque(box.unsafelyUnwrapped)._withUnsafeGuaranteedRef { method in
+        Unmanaged<LuaState>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { state in
             let saved = state.handle
-            state.handle = L!
+            state.handle = L.unsafelyUnwrapped
             defer { state.handle = saved }
             do {
-                return try method.body(object!, state)
+                return try method.body(object.unsafelyUnwrapped, state)
             } catch {
                 return state.raise(error)
             }

@@ -25,7 +25,7 @@ public final class LuaFunction: LuaReference {
         var count: Int32 = 0
         repeat (each arguments).push(to: state, counting: &count)
         try invoke(arguments: count, results: 1, handler: top + 1)
-        return try R.read(from: state, at: -1)
+        return try result(R.self)
     }
 
     /// Calls the function and ignores its results.
@@ -39,8 +39,25 @@ public final class LuaFunction: LuaReference {
         try invoke(arguments: count, results: 0, handler: top + 1)
     }
 
-    // One or two arguments without a parameter pack, for the hot path: the compiler
+    // Zero to three arguments without a parameter pack, for the hot path: the compiler
     // specialises these completely (a pack still pushes through value witnesses).
+
+    /// Calls the function without arguments and reads its first result as `R`.
+    @inlinable
+    public func call<R: LuaReadable>(returning: R.Type = R.self) throws -> R {
+        let top = try prepare()
+        defer { lua_settop(state.handle, top) }
+        try invoke(arguments: 0, results: 1, handler: top + 1)
+        return try result(R.self)
+    }
+
+    /// Calls the function without arguments and ignores its results.
+    @inlinable
+    public func call() throws {
+        let top = try prepare()
+        defer { lua_settop(state.handle, top) }
+        try invoke(arguments: 0, results: 0, handler: top + 1)
+    }
 
     /// Calls the function with one argument and reads its first result as `R`.
     @inlinable
@@ -49,7 +66,7 @@ public final class LuaFunction: LuaReference {
         defer { lua_settop(state.handle, top) }
         a.push(to: state)
         try invoke(arguments: 1, results: 1, handler: top + 1)
-        return try R.read(from: state, at: -1)
+        return try result(R.self)
     }
 
     /// Calls the function with two arguments and reads its first result as `R`.
@@ -62,7 +79,21 @@ public final class LuaFunction: LuaReference {
         a.push(to: state)
         b.push(to: state)
         try invoke(arguments: 2, results: 1, handler: top + 1)
-        return try R.read(from: state, at: -1)
+        return try result(R.self)
+    }
+
+    /// Calls the function with three arguments and reads its first result as `R`.
+    @inlinable
+    public func call<A: LuaPushable, B: LuaPushable, C: LuaPushable, R: LuaReadable>(
+        _ a: A, _ b: B, _ c: C, returning: R.Type = R.self
+    ) throws -> R {
+        let top = try prepare()
+        defer { lua_settop(state.handle, top) }
+        a.push(to: state)
+        b.push(to: state)
+        c.push(to: state)
+        try invoke(arguments: 3, results: 1, handler: top + 1)
+        return try result(R.self)
     }
 
     /// Calls the function with one argument and ignores its results.
@@ -82,6 +113,17 @@ public final class LuaFunction: LuaReference {
         a.push(to: state)
         b.push(to: state)
         try invoke(arguments: 2, results: 0, handler: top + 1)
+    }
+
+    /// Calls the function with three arguments and ignores its results.
+    @inlinable
+    public func call<A: LuaPushable, B: LuaPushable, C: LuaPushable>(_ a: A, _ b: B, _ c: C) throws {
+        let top = try prepare()
+        defer { lua_settop(state.handle, top) }
+        a.push(to: state)
+        b.push(to: state)
+        c.push(to: state)
+        try invoke(arguments: 3, results: 0, handler: top + 1)
     }
 
     /// Calls the function and returns all its results as values.
@@ -110,10 +152,21 @@ public final class LuaFunction: LuaReference {
         return top
     }
 
+    /// Reads the call's one result, on top of the stack.
+    @inlinable @inline(__always) func result<R: LuaReadable>(_ type: R.Type) throws -> R {
+        // The slot is the call's own and is popped right after: a String can be read from
+        // it with one call into Lua (the branch folds away once R is known).
+        if R.self == String.self { return try String.readResult(from: state, at: -1) as! R }
+        return try R.read(from: state, at: -1)
+    }
+
     /// Runs the protected call under the state's deadline (invariant 4); any error is
     /// caught by the pcall, below every Swift frame (invariant 1).
     @inlinable func invoke(arguments: Int32, results: Int32, handler: Int32) throws {
-        let status = wl_invoke(state.handle, arguments, results, handler, state.timeoutNanoseconds)
+        let timeout = state.timeoutNanoseconds
+        let status = timeout == 0
+            ? wl_invoke_untimed(state.handle, arguments, results, handler)
+            : wl_invoke(state.handle, arguments, results, handler, timeout)
         if status != LUA_OK { throw state.error(status: status) }
     }
 }

@@ -50,19 +50,29 @@ extension LuaUserdata {
 
 /// The members of a userdata type, declared in `LuaUserdata.describe`.
 public struct LuaUserdataType<Object: AnyObject> {
-    typealias Body = (UnsafeMutableRawPointer, LuaState) throws -> Int32
-    var methods: [(String, Body)] = []
+    @usableFromInline typealias Body = (UnsafeMutableRawPointer, LuaState) throws -> Int32
+    @usableFromInline var methods: [(String, Body)] = []
     var getters: [(String, Body)] = []
     var setters: [(String, Body)] = []
+
+    /// Runs `body` on the object behind a userdata's pointer, borrowed: no retain and
+    /// release per call. The userdata is argument 1 of the running method (or property
+    /// accessor), so Lua keeps it, and the retain it holds on the object, alive until the
+    /// trampoline has returned.
+    @inlinable @inline(__always)
+    static func withObject<T>(_ pointer: UnsafeMutableRawPointer, _ body: (Object) throws -> T) rethrows -> T {
+        try Unmanaged<Object>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
 
     /// A method called as `object:name(...)`. Names that start with `__` become metamethods.
     public mutating func method<each A: LuaReadable, R: LuaPushable>(
         _ name: String, _ body: @escaping (Object, repeat each A) throws -> R
     ) {
         methods.append((name, { pointer, state in
-            let object = Unmanaged<Object>.fromOpaque(pointer).takeUnretainedValue()
             var position: Int32 = 1
-            let result = try body(object, repeat try LuaCall.argument((each A).self, at: next(&position), in: state))
+            let result = try Self.withObject(pointer) { object in
+                try body(object, repeat try LuaCall.argument((each A).self, at: next(&position), in: state))
+            }
             result.push(to: state)
             return 1
         }))
@@ -73,9 +83,80 @@ public struct LuaUserdataType<Object: AnyObject> {
         _ name: String, _ body: @escaping (Object, repeat each A) throws -> Void
     ) {
         methods.append((name, { pointer, state in
-            let object = Unmanaged<Object>.fromOpaque(pointer).takeUnretainedValue()
             var position: Int32 = 1
-            try body(object, repeat try LuaCall.argument((each A).self, at: next(&position), in: state))
+            try Self.withObject(pointer) { object in
+                try body(object, repeat try LuaCall.argument((each A).self, at: next(&position), in: state))
+            }
+            return 0
+        }))
+    }
+
+    // Zero to two arguments without a parameter pack, inlinable: each declaration gets a
+    // method body specialised for its types (a pack reads through witness tables and
+    // reabstraction thunks).
+
+    /// A method without arguments that pushes its result.
+    @inlinable
+    public mutating func method<R: LuaPushable>(_ name: String, _ body: @escaping (Object) throws -> R) {
+        methods.append((name, { pointer, state in
+            try Self.withObject(pointer) { try body($0) }.push(to: state)
+            return 1
+        }))
+    }
+
+    /// A method without arguments that returns nothing.
+    @inlinable
+    public mutating func method(_ name: String, _ body: @escaping (Object) throws -> Void) {
+        methods.append((name, { pointer, _ in
+            try Self.withObject(pointer) { try body($0) }
+            return 0
+        }))
+    }
+
+    /// A method of one typed argument that pushes its result.
+    @inlinable
+    public mutating func method<A: LuaReadable, R: LuaPushable>(
+        _ name: String, _ body: @escaping (Object, A) throws -> R
+    ) {
+        methods.append((name, { pointer, state in
+            let a = try LuaCall.argument(A.self, at: 2, in: state)
+            try Self.withObject(pointer) { try body($0, a) }.push(to: state)
+            return 1
+        }))
+    }
+
+    /// A method of one typed argument that returns nothing.
+    @inlinable
+    public mutating func method<A: LuaReadable>(_ name: String, _ body: @escaping (Object, A) throws -> Void) {
+        methods.append((name, { pointer, state in
+            let a = try LuaCall.argument(A.self, at: 2, in: state)
+            try Self.withObject(pointer) { try body($0, a) }
+            return 0
+        }))
+    }
+
+    /// A method of two typed arguments that pushes its result.
+    @inlinable
+    public mutating func method<A: LuaReadable, B: LuaReadable, R: LuaPushable>(
+        _ name: String, _ body: @escaping (Object, A, B) throws -> R
+    ) {
+        methods.append((name, { pointer, state in
+            let a = try LuaCall.argument(A.self, at: 2, in: state)
+            let b = try LuaCall.argument(B.self, at: 3, in: state)
+            try Self.withObject(pointer) { try body($0, a, b) }.push(to: state)
+            return 1
+        }))
+    }
+
+    /// A method of two typed arguments that returns nothing.
+    @inlinable
+    public mutating func method<A: LuaReadable, B: LuaReadable>(
+        _ name: String, _ body: @escaping (Object, A, B) throws -> Void
+    ) {
+        methods.append((name, { pointer, state in
+            let a = try LuaCall.argument(A.self, at: 2, in: state)
+            let b = try LuaCall.argument(B.self, at: 3, in: state)
+            try Self.withObject(pointer) { try body($0, a, b) }
             return 0
         }))
     }
@@ -83,7 +164,7 @@ public struct LuaUserdataType<Object: AnyObject> {
     /// A read-only property: `object.name`.
     public mutating func property<V: LuaPushable>(_ name: String, get: @escaping (Object) throws -> V) {
         getters.append((name, { pointer, state in
-            try get(Unmanaged<Object>.fromOpaque(pointer).takeUnretainedValue()).push(to: state)
+            try Self.withObject(pointer) { try get($0) }.push(to: state)
             return 1
         }))
     }
@@ -95,20 +176,18 @@ public struct LuaUserdataType<Object: AnyObject> {
         property(name, get: get)
         setters.append((name, { pointer, state in
             let value = try LuaCall.argument(V.self, at: 2, in: state)
-            try set(Unmanaged<Object>.fromOpaque(pointer).takeUnretainedValue(), value)
+            try Self.withObject(pointer) { try set($0, value) }
             return 0
         }))
     }
 }
 
-/// The Swift side of one method, getter or setter.
+/// The Swift side of one method, getter or setter (like HostFunctionBox, it gets its
+/// state from the trampoline).
 final class MethodBox {
-    // Released by lua_close at the latest, while the LuaState is alive (see HostFunctionBox).
-    let state: Unmanaged<LuaState>
     let body: (UnsafeMutableRawPointer, LuaState) throws -> Int32
 
-    init(state: LuaState, body: @escaping (UnsafeMutableRawPointer, LuaState) throws -> Int32) {
-        self.state = .passUnretained(state)
+    init(body: @escaping (UnsafeMutableRawPointer, LuaState) throws -> Int32) {
         self.body = body
     }
 }
@@ -130,7 +209,7 @@ extension LuaState {
             lua_createtable(L, 0, Int32(entries.count))
             let table = lua_gettop(L)
             for (name, body) in entries {
-                let box = Unmanaged.passRetained(MethodBox(state: self, body: body))
+                let box = Unmanaged.passRetained(MethodBox(body: body))
                 wl_push_method(L, box.toOpaque(), metatable)
                 lua_setfield(L, metamethods && name.hasPrefix("__") ? metatable : table, name)
             }

@@ -211,3 +211,133 @@ extension HostFunctionTests {
         }
     }
 }
+
+/// The fixed-arity overloads of `call` and `function` (zero to three arguments) behave as
+/// the variadic ones do.
+@Suite struct FixedArityTests {
+    @Test func callsWithZeroAndThreeArguments() throws {
+        let state = try LuaState()
+        let answer = try state.load("return function() return 42 end", name: "zero").call(returning: LuaFunction.self)
+        #expect(try answer.call() as Int == 42)
+        #expect(try answer.call(returning: String.self) == "42")
+        try answer.call()
+
+        let join = try state.load("return function(a, b, c) return a .. b .. c end", name: "three")
+            .call(returning: LuaFunction.self)
+        #expect(try join.call("a", 1, "c") as String == "a1c")
+        #expect(try join.call(1, 2, 3, returning: String?.self) == "123")
+        try join.call("x", "y", "z")
+
+        let record = try state.load("return function(a, b, c) last = { a, b, c } end", name: "record")
+            .call(returning: LuaFunction.self)
+        try record.call(1, "two", 3.5)
+        #expect(try state.eval("last[1] .. ' ' .. last[2] .. ' ' .. last[3]", as: String.self) == "1 two 3.5")
+
+        do {
+            let _: Int = try join.call("a", "b", "c")
+            Issue.record("no type mismatch")
+        } catch LuaError.typeMismatch(let expected, _, _) {
+            #expect(expected == "integer" || expected == "number")
+        }
+        do {
+            try join.call("a", "b", [Int]())
+            Issue.record("no error")
+        } catch LuaError.runtime(let failure) {
+            #expect(failure.message.contains("attempt to concatenate"), "\(failure)")
+        }
+    }
+
+    @Test func functionsWithZeroAndThreeArguments() throws {
+        let state = try LuaState()
+        let library = try state.library()
+        var calls = 0
+        try library.set("seven", state.function { () -> Int in 7 })
+        try library.set("tick", state.function { () in calls += 1 })
+        var stored: (String, Int, Double?) = ("", 0, nil)
+        try library.set("store", state.function { (a: String, b: Int, c: Double?) in stored = (a, b, c) })
+        #expect(try state.eval("seven() + seven()", as: Int.self) == 14)
+        try state.run("tick() tick()", name: "tick")
+        #expect(calls == 2)
+        try state.run("store('s', 2, 0.5)", name: "store")
+        #expect(stored.0 == "s" && stored.1 == 2 && stored.2 == 0.5)
+        try state.run("store('t', 3)", name: "store")
+        #expect(stored.0 == "t" && stored.1 == 3 && stored.2 == nil)
+        do {
+            try state.run("store('u', 4, 'no')", name: "call")
+            Issue.record("no argument error")
+        } catch LuaError.runtime(let failure) {
+            #expect(failure.message == "call:1: bad argument #3 to 'store' (number expected, got string)", "\(failure)")
+        }
+    }
+}
+
+/// The fixed-arity `method` overloads (no argument to two, with and without a result)
+/// read their arguments, borrow the object and report mismatches as the variadic ones do.
+@Suite struct FixedArityMethodTests {
+    final class Account: LuaUserdata {
+        var balance = 0
+        var log: [String] = []
+        static let luaTypeName = "Account"
+        static func describe(_ type: inout LuaUserdataType<Account>) {
+            type.method("balance") { (account: Account) in account.balance }
+            type.method("reset") { (account: Account) in account.balance = 0 }
+            type.method("deposit") { (account: Account, amount: Int) -> Int in
+                account.balance += amount
+                return account.balance
+            }
+            type.method("note") { (account: Account, text: String) in account.log.append(text) }
+            type.method("transfer") { (account: Account, amount: Int, to: Account) -> Bool in
+                guard account.balance >= amount else { return false }
+                account.balance -= amount
+                to.balance += amount
+                return true
+            }
+            type.method("set") { (account: Account, balance: Int, why: String?) in
+                account.balance = balance
+                account.log.append(why ?? "set")
+            }
+        }
+    }
+
+    @Test func everyArityWorks() throws {
+        let state = try LuaState()
+        let a = Account(), b = Account()
+        try state.library().set("a", a)
+        try state.library().set("b", b)
+        let total = try state.load("""
+            a:deposit(10); a:note('first')
+            local moved = a:transfer(4, b)
+            local refused = a:transfer(100, b)
+            b:set(b:balance() + 1)
+            a:set(a:balance(), 'kept')
+            return a:balance() * 100 + b:balance(), moved, refused
+            """, name: "u").callForValues([])
+        guard total.count == 3, case .integer(605) = total[0], case .boolean(true) = total[1],
+              case .boolean(false) = total[2] else {
+            Issue.record("\(total)"); return
+        }
+        #expect(a.log == ["first", "kept"] && b.log == ["set"])
+        try state.run("a:reset()", name: "u")
+        #expect(a.balance == 0)
+    }
+
+    @Test func mismatchesAreArgumentErrors() throws {
+        let state = try LuaState()
+        try state.library().set("a", Account())
+        let cases = [
+            ("a:deposit('x')", "bad argument #1 to 'deposit' (number expected, got string)"),
+            ("a:transfer(1, {})", "bad argument #2 to 'transfer' (Account expected, got table)"),
+            ("a:set(1, {})", "bad argument #2 to 'set' (string expected, got table)"),
+            ("a.balance(1)", "bad argument #1 to 'balance' (Account expected, got number)"),
+            ("a.reset('a')", "bad argument #1 to 'reset' (Account expected, got string)"),
+        ]
+        for (code, message) in cases {
+            do {
+                try state.run(code, name: "u")
+                Issue.record("\(code) did not fail")
+            } catch let LuaError.runtime(failure) {
+                #expect(failure.message.hasSuffix(message), "\(code): \(failure.message)")
+            }
+        }
+    }
+}

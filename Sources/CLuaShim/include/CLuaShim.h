@@ -93,9 +93,11 @@ int64_t wl_timeout_ns(lua_State *L);
 #define WL_RETURN_AWAIT     (-4)  /* park this coroutine until the host resumes it */
 
 /* Swift entry points, installed once per process by the Swift side. `box` is the
-   opaque pointer given to wl_push_function; `self` is the userdata's object pointer. */
-typedef int (*wl_dispatch_fn)(lua_State *L, void *box);
-typedef int (*wl_method_fn)(lua_State *L, void *box, void *self);
+   opaque pointer given to wl_push_function; `self` is the userdata's object pointer;
+   `host` is the state's host (wl_host), passed along so that Swift need not load it
+   from the box. None of them is ever NULL. */
+typedef int (*wl_dispatch_fn)(lua_State *L, void *box, void *host);
+typedef int (*wl_method_fn)(lua_State *L, void *box, void *self, void *host);
 typedef void (*wl_release_fn)(void *box);
 void wl_install(wl_dispatch_fn dispatch, wl_method_fn method, wl_release_fn release);
 
@@ -131,16 +133,49 @@ int wl_pcall(lua_State *L, int nargs, int nresults);
 /* The same, for a caller whose message handler already sits at `handler`, below the
    function (wl_prepare_call puts it there; no rotation). The handler stays on the stack. */
 int wl_pcall_with_handler(lua_State *L, int nargs, int nresults, int handler);
-/* The hot path of a call from Swift in two steps, so that Swift makes two calls into C
-   instead of six. wl_prepare_call makes room, pushes the message handler and the
-   referenced function, and returns the previous top (-1 when the stack cannot grow);
-   wl_invoke runs the protected call between wl_call_begin and wl_call_end. */
-int wl_prepare_call(lua_State *L, int reference);
+/* The message handler of Wheel's protected calls: records where the error happened. */
+int wl_message_handler(lua_State *L);
+/* The hot path of a call from Swift in two steps. wl_prepare_call (inline: Swift calls
+   the Lua API directly, without a C frame in between) makes room, pushes the message
+   handler and the referenced function, and returns the previous top (-1 when the stack
+   cannot grow); wl_invoke runs the protected call between wl_call_begin and
+   wl_call_end, and wl_invoke_untimed is the same for a state without a deadline. */
+static inline int wl_prepare_call(lua_State *L, int reference) {
+    int top = lua_gettop(L);
+    if (!lua_checkstack(L, 24)) return -1;
+    lua_pushcclosure(L, wl_message_handler, 0);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, reference);
+    return top;
+}
 int wl_invoke(lua_State *L, int nargs, int nresults, int handler, int64_t timeout_ns);
+int wl_invoke_untimed(lua_State *L, int nargs, int nresults, int handler);
 /* The bytes of the string at `index`, or NULL when the value is not a string (a number
    is not converted: lua_tolstring would change it in place). */
 static inline const char *wl_string_at(lua_State *L, int index, size_t *length) {
     return lua_type(L, index) == LUA_TSTRING ? lua_tolstring(L, index, length) : NULL;
+}
+/* The same, returned by value: Swift then takes no local's address, and the hot paths
+   that read arguments and results need no stack protector. */
+typedef struct wl_lstring { const char *bytes; size_t length; } wl_lstring;
+static inline wl_lstring wl_lstring_at(lua_State *L, int index) {
+    wl_lstring s = { NULL, 0 };
+    if (lua_type(L, index) == LUA_TSTRING) s.bytes = lua_tolstring(L, index, &s.length);
+    return s;
+}
+/* lua_tolstring by value: for a slot the caller owns, where turning a number into a
+   string in place is harmless (a call's result, popped right after). */
+static inline wl_lstring wl_tolstring(lua_State *L, int index) {
+    wl_lstring s = { NULL, 0 };
+    s.bytes = lua_tolstring(L, index, &s.length);
+    return s;
+}
+/* The integer at `index` (a number with an exact integer value, or a string convertible
+   to one, as lua_tointegerx), and whether there was one. */
+typedef struct wl_integer { lua_Integer value; int ok; } wl_integer;
+static inline wl_integer wl_integer_at(lua_State *L, int index) {
+    wl_integer i;
+    i.value = lua_tointegerx(L, index, &i.ok);
+    return i;
 }
 /* Loads a chunk, text only or also binary, without running it. */
 int wl_load(lua_State *L, const char *bytes, size_t length, const char *chunkname, int text_only);
