@@ -303,21 +303,28 @@ private let bridgeInstalled: Void = wl_install(dispatchFunction, dispatchMethod,
 // which releases every box, before the LuaState is gone). The trampoline reads it from
 // the runtime record, so it does not wait on the box to be found.
 
+/// Runs `body` on the host state with Swift working on `L`'s stack (the call may come
+/// from any coroutine of the state); a thrown error becomes the trampoline's error code.
+@inline(__always)
+private func onStack(_ L: OpaquePointer?, _ host: UnsafeMutableRawPointer?,
+                     _ body: (LuaState) throws -> Int32) -> Int32 {
+    Unmanaged<LuaState>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { state in
+        let saved = state.handle
+        state.handle = L.unsafelyUnwrapped
+        defer { state.handle = saved }
+        do {
+            return try body(state)
+        } catch {
+            return state.raise(error)
+        }
+    }
+}
+
 @inline(__always)
 private func dispatchFunction(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?,
                               _ host: UnsafeMutableRawPointer?) -> Int32 {
     Unmanaged<HostFunctionBox>.fromOpaque(box.unsafelyUnwrapped)._withUnsafeGuaranteedRef { function in
-        Unmanaged<LuaState>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { state in
-            // The call may come from any coroutine of the state: Swift works on its stack.
-            let saved = state.handle
-            state.handle = L.unsafelyUnwrapped
-            defer { state.handle = saved }
-            do {
-                return try function.body(state)
-            } catch {
-                return state.raise(error)
-            }
-        }
+        onStack(L, host) { state in try function.body(state) }
     }
 }
 
@@ -325,16 +332,7 @@ private func dispatchFunction(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointe
 private func dispatchMethod(_ L: OpaquePointer?, _ box: UnsafeMutableRawPointer?,
                             _ object: UnsafeMutableRawPointer?, _ host: UnsafeMutableRawPointer?) -> Int32 {
     Unmanaged<MethodBox>.fromOpaque(box.unsafelyUnwrapped)._withUnsafeGuaranteedRef { method in
-        Unmanaged<LuaState>.fromOpaque(host.unsafelyUnwrapped)._withUnsafeGuaranteedRef { state in
-            let saved = state.handle
-            state.handle = L.unsafelyUnwrapped
-            defer { state.handle = saved }
-            do {
-                return try method.body(object.unsafelyUnwrapped, state)
-            } catch {
-                return state.raise(error)
-            }
-        }
+        onStack(L, host) { state in try method.body(object.unsafelyUnwrapped, state) }
     }
 }
 
