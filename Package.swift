@@ -44,7 +44,8 @@ let package = Package(
         ),
 
         .testTarget(name: "LuaTests", dependencies: ["Lua", "CLua"]),
-        .testTarget(name: "WheelTests", dependencies: ["Wheel"]),
+        .testTarget(name: "WheelCoreTests", dependencies: ["WheelCore"]),
+        .testTarget(name: "WheelTests", dependencies: ["Wheel", "Lua", "CLua"]),
         .testTarget(name: "WheelRunTests", dependencies: ["Wheel"]),
     ]
 )
