@@ -340,3 +340,17 @@ private func releaseBox(_ box: UnsafeMutableRawPointer?) {
     guard let box else { return }
     Unmanaged<AnyObject>.fromOpaque(box).release()
 }
+
+extension LuaState {
+    /// An error for a host function to throw, located as Lua's own errors are: the message
+    /// starts with `chunk:line:` of the script code that called it (`level` 1), as
+    /// `luaL_error` does, and a script's `pcall` receives it as that string.
+    public func callerError(_ message: String, level: Int32 = 1) -> LuaError {
+        let L = handle
+        _ = lua_checkstack(L, 2)
+        luaL_where(L, level)   // pushes "chunk:line: " or ""; allocation cannot raise here (invariant 1)
+        let location = (try? String.read(from: self, at: -1)) ?? ""
+        lua_settop(L, -2)
+        return .runtime(ScriptFailure(message: location + message))
+    }
+}

@@ -170,3 +170,21 @@ public final class LuaFunction: LuaReference {
         if status != LUA_OK { throw state.error(status: status) }
     }
 }
+
+extension LuaFunction {
+    /// Where the function is defined: its chunk as messages show it (`date.lua`) and the
+    /// line of its `function` keyword (1 for a main chunk); nil for a host (C) function.
+    /// A host that reports a function's bad result points there.
+    public var definition: (chunk: String, line: Int)? {
+        guard !state.isClosed else { return nil }
+        let L = state.handle
+        _ = lua_checkstack(L, 2)
+        push()
+        var info = lua_Debug()
+        guard lua_getinfo(L, ">S", &info) != 0, info.linedefined >= 0 else { return nil }   // pops
+        let chunk = withUnsafeBytes(of: &info.short_src) {
+            String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+        }
+        return (chunk, max(1, Int(info.linedefined)))
+    }
+}

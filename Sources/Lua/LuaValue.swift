@@ -115,3 +115,17 @@ extension LuaTable: LuaConvertible {
         return Self(popping: state)
     }
 }
+
+extension LuaState {
+    /// `value` as a `LuaValue`: a userdata or table pushed once and then held through the
+    /// registry, so that pushing it again (as an argument of every call) costs one
+    /// registry read instead of making a new userdata.
+    public func value<V: LuaPushable>(_ value: V) throws -> LuaValue {
+        try checkOpen()
+        enter()
+        _ = lua_checkstack(handle, 2)
+        value.push(to: self)
+        defer { lua_settop(handle, -2) }
+        return try LuaValue.read(from: self, at: -1)
+    }
+}

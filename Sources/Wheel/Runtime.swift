@@ -1,13 +1,17 @@
 /// The Wheel runtime: loads a script in its own sandboxed environment and runs it, with
-/// the limits a host chooses. Later layers add the UI objects a script declares.
+/// the limits a host chooses, and keeps the UI objects the script declares.
 ///
 /// ```swift
 /// let runtime = try Runtime(options: .init(timeout: .seconds(1), log: { level, text in print(text) }))
-/// try await runtime.run(file: "examples/hello.lua")
+/// runtime.onProblem = { problem in print(problem) }     // script errors the objects survived
+/// try await runtime.run(file: "examples/resistor.lua")
+/// let picker = runtime.picker(named: "resistor")
 /// ```
 ///
 /// The main chunk runs as a coroutine, so a script may call async host functions at its
-/// top level. A `Runtime` is not `Sendable`: keep it in one isolation domain.
+/// top level. A `Runtime` is not `Sendable`: keep it in one isolation domain. The runtime
+/// owns its Lua state and closes it when it goes; objects a host still holds then report
+/// `the Lua state is closed` instead of calling the script.
 import Lua
 
 public final class Runtime {
@@ -31,11 +35,33 @@ public final class Runtime {
     }
 
     public let state: LuaState
+    let declarations = Declarations()
 
     public init(options: Options = Options()) throws {
         state = try LuaState(options: .init(
             mode: options.trusted ? .trusted : .sandboxed, memoryLimit: options.memoryLimit,
             timeout: options.timeout, log: options.log))
+        try declarations.install(in: state)
+    }
+
+    /// Closing the state releases what Lua holds of the declared objects, and with it the
+    /// references they hold to the state's functions (a cycle that only this breaks).
+    deinit { state.close() }
+
+    /// The pickers the script declared, in declaration order.
+    public var pickers: [Picker] { declarations.pickers }
+
+    /// The picker the script declared as `picker "name" { ... }`.
+    public func picker(named name: String) -> Picker? {
+        declarations.pickers.first { $0.name == name }
+    }
+
+    /// Called with every script error a declared object survived (a failing `title`, an
+    /// `on_change` that raised), those during the declaration included: set it before
+    /// `run`. Each object's observers hear them too.
+    public var onProblem: ((ScriptProblem) -> Void)? {
+        get { declarations.onProblem }
+        set { declarations.onProblem = newValue }
     }
 
     /// Loads the script at `path` and runs its main chunk to the end.

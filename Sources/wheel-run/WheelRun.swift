@@ -1,7 +1,9 @@
-/// `wheel-run script.lua`: runs a Wheel script.
+/// `wheel-run script.lua`: runs a Wheel script and shows what it declared.
 ///
-/// Exit status: 0 success, 1 script error (printed as `file:line: message` with the
-/// traceback on standard error), 2 usage error.
+/// Each declared picker is printed as a text frame; `--events` (or `--events-file`)
+/// drives them and prints the frame after each event. Exit status: 0 success, 1 script
+/// error (printed as `file:line: message`, with the traceback when the script stopped),
+/// 2 usage error (a bad option, or an event that names nothing the script declared).
 import ArgumentParser
 import Foundation
 import Lua
@@ -16,6 +18,9 @@ struct WheelRun: AsyncParsableCommand {
             Scripts run in a sandbox: string, table, math, utf8, coroutine, a safe os \
             (clock, time, date, difftime), json, print, and require of Lua files under the \
             script's folder. --trusted gives the whole standard library.
+            A script that declares pickers gets a text frame of each; --events drives them, \
+            one event per line or separated by ';': spin <component> <rows>, \
+            select <component> <index>, reload [<component>].
             Exit status: 0 success, 1 script error, 2 usage error.
             """)
 
@@ -31,10 +36,20 @@ struct WheelRun: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The CPU deadline of each call into the script, the main chunk included, such as 1s, 250ms or 0 for none.", valueName: "duration"))
     var timeout: Deadline = Deadline(duration: .seconds(1))
 
+    @Flag(help: "Print text frames even when standard output is a terminal.")
+    var headless = false
+
+    @Option(help: ArgumentHelp("Input events, separated by newlines or ';', such as \"spin band1 +3; select tolerance 2\".", valueName: "events"))
+    var events: String?
+
+    @Option(help: ArgumentHelp("A file of input events, one per line.", valueName: "path"))
+    var eventsFile: String?
+
     mutating func run() async throws {
         guard FileManager.default.fileExists(atPath: script) else {
             throw ValidationError("no such file: \(script)")
         }
+        let input = try readEvents()
         let runtime: Runtime
         do {
             runtime = try Runtime(options: .init(
@@ -44,11 +59,60 @@ struct WheelRun: AsyncParsableCommand {
             Output.error(Runtime.report(error))
             throw ExitCode(1)
         }
+        // Problems the declared objects survive: reported as they happen; they make the
+        // exit status 1 once everything has run.
+        var problems = 0
+        runtime.onProblem = { problem in
+            problems += 1
+            Output.error(problem.message)
+        }
         do {
             try await runtime.run(file: script)
         } catch {
             Output.error(Runtime.report(error))
             throw ExitCode(1)
+        }
+        try present(runtime, events: input)
+        if problems > 0 { throw ExitCode(1) }
+    }
+
+    /// The events of --events and --events-file, parsed before the script runs.
+    private func readEvents() throws -> [InputEvent] {
+        var events: [InputEvent] = []
+        do {
+            if let text = self.events {
+                events += try InputEvent.parse(text) { number, _ in "--events: event \(number)" }
+            }
+            if let path = eventsFile {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw ValidationError("cannot read the events file \(path)")
+                }
+                events += try InputEvent.parse(String(decoding: data, as: UTF8.self)) { _, line in "\(path):\(line)" }
+            }
+        } catch let error as EventError {
+            throw ValidationError(error.description)
+        }
+        return events
+    }
+
+    /// Prints a frame of every declared picker, then applies the events, printing the
+    /// frame of the picker each one changed. Until the interactive terminal UI arrives,
+    /// a terminal gets the same frames as a pipe (`--headless`).
+    private func present(_ runtime: Runtime, events: [InputEvent]) throws {
+        let pickers = runtime.pickers
+        guard !pickers.isEmpty else {
+            if !events.isEmpty { throw ValidationError("the script declares no picker for the events to act on") }
+            return
+        }
+        for picker in pickers { Output.frame(PickerText.render(picker.frame(), picker: picker)) }
+        for event in events {
+            let picker: Picker
+            do {
+                picker = try event.apply(to: pickers)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            Output.frame("> \(event.text)\n" + PickerText.render(picker.frame(), picker: picker))
         }
     }
 
@@ -80,6 +144,11 @@ enum Output {
         } else {
             FileHandle.standardOutput.write(Data((text + "\n").utf8))
         }
+    }
+
+    /// A frame and a blank line after it.
+    static func frame(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n\n").utf8))
     }
 
     static func error(_ text: String) {

@@ -1,0 +1,145 @@
+/// A picker component as the picker keeps it: where its items come from, its wheel, and
+/// the titles already computed.
+import Lua
+import WheelCore
+
+struct ComponentSlot {
+    enum Source {
+        /// `items = {...}`: copied into Swift at the declaration.
+        case items([String])
+        /// `count = n` or `count = function(p)`, and `title = function(p, i)` (row
+        /// numbers when there is no title function).
+        case computed(count: Count, title: LuaFunction?)
+    }
+
+    enum Count {
+        case fixed(Int)
+        case function(LuaFunction)
+    }
+
+    let id: String
+    let source: Source
+    var wheel: CircularWheel
+    /// The selection asked for at the declaration (0-based), applied once the count is known.
+    let initialSelection: Int
+    var cache: TitleCache
+    /// Problems already reported for this component since its last reload.
+    var reported: Set<String> = []
+    /// The error marker while the component's `count` has failed.
+    var failure: String?
+    /// Set when a `title` call hit the CPU deadline or the memory ceiling: until the
+    /// reload, the other rows show the marker instead of costing the deadline each.
+    var titlesStopped = false
+    var isResolved = false
+    var isResolving = false
+
+    init(id: String, source: Source, wrap: WrapMode, visibleRows: Int, initialSelection: Int) {
+        self.id = id
+        self.source = source
+        self.initialSelection = initialSelection
+        self.wheel = CircularWheel(count: 0, wrap: wrap, visibleRows: visibleRows)
+        self.cache = TitleCache(rows: visibleRows)
+    }
+}
+
+/// The titles of recently shown rows: direct-mapped on the item index, so a lookup is
+/// one compare, storing never allocates, and memory stays flat however far the wheel
+/// turns. It holds at least four screens of rows, so a frame's rows never evict each other.
+struct TitleCache {
+    private var items: [Int]
+    private var titles: [PickerTitle?]
+    private var mask: Int
+
+    init(rows: Int) {
+        let capacity = TitleCache.capacity(rows: rows)
+        items = Array(repeating: -1, count: capacity)
+        titles = Array(repeating: nil, count: capacity)
+        mask = capacity - 1
+    }
+
+    static func capacity(rows: Int) -> Int {
+        var capacity = 64
+        while capacity < 4 * rows, capacity < 1 << 20 { capacity <<= 1 }
+        return capacity
+    }
+
+    /// The number of titles held; never more than the capacity.
+    var count: Int { items.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) } }
+    var capacity: Int { items.count }
+
+    subscript(item: Int) -> PickerTitle? {
+        get {
+            let slot = item & mask
+            return items[slot] == item ? titles[slot] : nil
+        }
+        set {
+            let slot = item & mask
+            items[slot] = newValue == nil ? -1 : item
+            titles[slot] = newValue
+        }
+    }
+
+    mutating func clear() {
+        for slot in items.indices {
+            items[slot] = -1
+            titles[slot] = nil
+        }
+    }
+
+    /// Grows (and clears) the cache when a host shows more rows.
+    mutating func reserve(rows: Int) {
+        if TitleCache.capacity(rows: rows) > capacity { self = TitleCache(rows: rows) }
+    }
+}
+
+/// Checks a count given by a script: a whole number from 0 to 2^31.
+enum ComponentCount {
+    static let maximum = 1 << 31
+
+    static func validate(_ value: LuaValue) -> Result<Int, Reason> {
+        let expected = "expected a whole number from 0 to \(maximum)"
+        switch value {
+        case .integer(let count) where count >= 0 && count <= maximum:
+            return .success(Int(count))
+        case .integer(let count):
+            return .failure(Reason("\(count), \(expected)"))
+        case .number(let number) where number.isNaN:
+            return .failure(Reason("nan, \(expected)"))
+        case .number(let number) where number.rounded() == number && number >= 0 && number <= Double(maximum):
+            return .success(Int(number))
+        case .number(let number):
+            return .failure(Reason("\(luaNumber(number)), \(expected)"))
+        case .nil:
+            return .failure(Reason("nil, \(expected)"))
+        default:
+            return .failure(Reason("a \(value.typeName), \(expected)"))
+        }
+    }
+
+    /// A float as Lua prints it (`%.14g`) for the common cases in messages.
+    static func luaNumber(_ number: Double) -> String {
+        if number.isInfinite { return number > 0 ? "inf" : "-inf" }
+        return "\(number)"
+    }
+
+    struct Reason: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+extension LuaValue {
+    /// The Lua type name of the value, for messages.
+    var typeName: String {
+        switch self {
+        case .nil: "nil"
+        case .boolean: "boolean"
+        case .integer, .number: "number"
+        case .string: "string"
+        case .table: "table"
+        case .function: "function"
+        case .userdata, .lightUserdata: "userdata"
+        case .thread: "thread"
+        }
+    }
+}
