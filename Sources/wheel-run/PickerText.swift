@@ -10,7 +10,7 @@
 /// ```
 ///
 /// A column per component with its visible rows; `▸` marks the selected row, `<error>`
-/// a row whose title failed. Columns are as wide as their widest title (all the items of
+/// a row whose title failed. Rows blank in every column are left out. Columns are as wide as their widest title (all the items of
 /// an `items` component, so they do not jump as the wheel turns), at most 24 cells; a
 /// longer title is cut with `…`.
 import Wheel
@@ -27,6 +27,9 @@ enum PickerText {
         lines.append(line(frame.columns.indices.map { ("  ", frame.columns[$0].id) }, widths))
         let rowCount = frame.columns.map(\.rows.count).max() ?? 0
         for row in 0..<rowCount {
+            // A row blank in every column (a short list that does not wrap) is left out,
+            // so that an empty line only ever separates frames.
+            if frame.columns.allSatisfy({ row >= $0.rows.count || $0.rows[row].title.isEmpty }) { continue }
             lines.append(line(frame.columns.map { column in
                 guard row < column.rows.count else { return ("  ", "") }
                 let cell = column.rows[row]

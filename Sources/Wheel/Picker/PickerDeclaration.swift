@@ -57,7 +57,8 @@ extension Picker {
             guard case .table(let table) = try list.rawGet(position, as: LuaValue.self) else {
                 throw fail("component \(position) is \(describe(try list.rawGet(position, as: LuaValue.self))), expected a table")
             }
-            let slot = try component(table, position: position, rows: rows, fail: fail)
+            // Component errors name the component, as in `component 'band1' item 3 is a table`.
+            let slot = try component(table, position: position, rows: rows, fail: { state.callerError($0) })
             if let first = seen[slot.id] {
                 throw fail("components \(first) and \(position) have the same id '\(slot.id)'")
             }
