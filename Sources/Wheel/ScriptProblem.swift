@@ -20,7 +20,7 @@ public struct ScriptProblem: Error, Sendable, Equatable, CustomStringConvertible
 
     /// A problem from an error a script call threw.
     init(_ error: any Error) {
-        message = error is LuaError ? "\(error)" : "\(error)"
+        message = "\(error)"
         if let failure = (error as? LuaError)?.failure, !failure.frames.isEmpty {
             traceback = failure.traceback
         }
