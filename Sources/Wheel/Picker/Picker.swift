@@ -109,6 +109,7 @@ public final class Picker {
         columns.reserveCapacity(slots.count)
         for index in slots.indices {
             resolve(index)
+            slots[index].limitHitThisFrame = false
             var rows: [PickerFrame.Row] = []
             rows.reserveCapacity(slots[index].wheel.visibleRows)
             if let failure = slots[index].failure {
@@ -204,7 +205,7 @@ public final class Picker {
         resolve(index)
         slots[index].cache.clear()
         slots[index].reported.removeAll()
-        slots[index].titlesStopped = false
+        slots[index].limitHitThisFrame = false
         slots[index].failure = nil
         let count = evaluateCount(index)
         let change = slots[index].wheel.reload(count: count)
@@ -249,6 +250,7 @@ public final class Picker {
             return .text(items[item])
         case .computed(_, let function):
             if let cached = slots[index].cache[item] { return cached }
+            if slots[index].limitHitThisFrame { return .failed(PickerFrame.errorMarker) }   // not cached
             let title = function.map { computeTitle(index, item, $0) } ?? .text(String(item + 1))
             slots[index].cache[item] = title
             return title
@@ -256,7 +258,6 @@ public final class Picker {
     }
 
     private func computeTitle(_ index: Int, _ item: Int, _ function: LuaFunction) -> PickerTitle {
-        guard !slots[index].titlesStopped else { return .failed(PickerFrame.errorMarker) }
         let id = slots[index].id
         do {
             return .text(try function.call(scriptObject, item + 1, returning: TitleText.self).text)
@@ -264,8 +265,8 @@ public final class Picker {
             let message = "title of component '\(id)' returned \(actual) for row \(item + 1), expected a string"
             reportOnce(index, key: message, ScriptProblem(message, in: function))
         } catch {
-            if case LuaError.timeout = error { slots[index].titlesStopped = true }
-            if case LuaError.memory = error { slots[index].titlesStopped = true }
+            if case LuaError.timeout = error { slots[index].limitHitThisFrame = true }
+            if case LuaError.memory = error { slots[index].limitHitThisFrame = true }
             // Once per message: the same error for every row is one report.
             var problem = ScriptProblem(error)
             let key = problem.message
@@ -381,7 +382,6 @@ public enum PickerError: Error, Sendable, Equatable, CustomStringConvertible {
 struct TitleText: LuaReadable {
     var text: String
 
-    @inlinable
     static func read(from state: LuaState, at index: Int32) throws -> TitleText {
         do {
             return TitleText(text: try String.read(from: state, at: index))

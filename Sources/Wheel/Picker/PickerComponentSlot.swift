@@ -27,9 +27,11 @@ struct ComponentSlot {
     var reported: Set<String> = []
     /// The error marker while the component's `count` has failed.
     var failure: String?
-    /// Set when a `title` call hit the CPU deadline or the memory ceiling: until the
-    /// reload, the other rows show the marker instead of costing the deadline each.
-    var titlesStopped = false
+    /// Set when a `title` call hit the CPU deadline or the memory ceiling during the
+    /// current frame: the frame's other uncached rows show the marker without calling
+    /// (and without caching it), so a frame costs at most one deadline per wheel and the
+    /// rows are tried again in the next frame.
+    var limitHitThisFrame = false
     var isResolved = false
     var isResolving = false
 
