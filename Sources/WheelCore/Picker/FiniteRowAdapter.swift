@@ -20,6 +20,9 @@ public struct FiniteRowAdapter: Sendable, Equatable {
         /// the middle copy, so the list's ends are never reached, with few jumps.
         case multiplied(copies: Int)
         /// Three copies; a selection that settles outside the middle copy jumps back to it.
+        /// The user can reach an end only by moving more than one copy's rows before the
+        /// widget settles (a long fling through a short list); use `multiplied` when that
+        /// can happen. A list too long for three copies to fit an `Int` gets fewer.
         case threeCopies
 
         /// The classic multiple: 10,000 copies.
