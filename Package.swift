@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "CLuaReference", dependencies: ["CLua"], path: "Benchmarks/CLuaReference"),
         .executableTarget(
             name: "wheel-bench",
-            dependencies: ["Lua", "CLua", "CLuaReference"],
+            dependencies: ["Lua", "CLua", "CLuaReference", "Wheel"],
             path: "Benchmarks/wheel-bench"
         ),
 

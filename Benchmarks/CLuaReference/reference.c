@@ -11,6 +11,7 @@
 #include "CLuaReference.h"
 
 #define COUNTER_TYPE "clr.Counter"
+#define PICKER_TYPE "clr.Picker"
 
 struct clr_state {
     lua_State *L;
@@ -20,6 +21,8 @@ struct clr_state {
     int sum_loop;
     int increment;      /* the C function f of the Lua→C case */
     int counter;        /* the userdata of the method case */
+    int picker_title;   /* the picker case's title(p, i) */
+    int picker;         /* the userdata passed as p */
 };
 
 typedef struct counter {
@@ -78,6 +81,15 @@ clr_state *clr_open(void) {
     c->value = 0;
     luaL_setmetatable(L, COUNTER_TYPE);
     state->counter = luaL_ref(L, LUA_REGISTRYINDEX);
+
+    /* The picker stands in for the host's picker object: a userdata with a metatable of
+       its own, made once and pushed from the registry for every title. */
+    state->picker_title = compile(L, "return function(p, i) return 'row ' .. i end", "=picker titles");
+    luaL_newmetatable(L, PICKER_TYPE);
+    lua_pop(L, 1);
+    lua_newuserdatauv(L, sizeof(void *), 0);
+    luaL_setmetatable(L, PICKER_TYPE);
+    state->picker = luaL_ref(L, LUA_REGISTRYINDEX);
     return state;
 }
 
@@ -144,4 +156,64 @@ int64_t clr_run_sum_loop(clr_state *state, int64_t n) {
     int64_t x = lua_tointegerx(L, -1, NULL);
     lua_pop(L, 1);
     return x;
+}
+
+/* One row of a frame, as a C host keeps it for drawing. */
+typedef struct picker_row {
+    int64_t item;
+    size_t length;
+    char title[64];
+} picker_row;
+
+/* The message handler of the title calls: a failing title is reported with its traceback,
+   as Wheel reports it. */
+static int traceback(lua_State *L) {
+    luaL_traceback(L, L, lua_tostring(L, 1), 1);
+    return 1;
+}
+
+uint64_t clr_picker_frames(clr_state *state, int64_t *selections, int components, int rows,
+                           int64_t count, int64_t step, int64_t frames) {
+    lua_State *L = state->L;
+    picker_row frame[CLR_PICKER_MAX_COMPONENTS][CLR_PICKER_MAX_ROWS];
+    if (components < 1 || components > CLR_PICKER_MAX_COMPONENTS || rows < 1 || rows > CLR_PICKER_MAX_ROWS
+        || count < 1 || step < 0) {
+        fprintf(stderr, "CLuaReference: clr_picker_frames: bad picker shape\n");
+        abort();
+    }
+    int above = (rows - 1) / 2;   /* the rows above the selection, as in CircularWheel */
+    uint64_t sink = 0;
+    for (int64_t f = 0; f < frames; f++) {
+        /* One handler below the frame's calls; each call leaves the stack as it found it. */
+        lua_pushcfunction(L, traceback);
+        int handler = lua_gettop(L);
+        for (int c = 0; c < components; c++) {
+            selections[c] = (selections[c] + step % count) % count;
+            for (int r = 0; r < rows; r++) {
+                /* selection + offset wrapped into 0 ..< count; offset = r - above. */
+                int64_t item = (selections[c] + (r - above) % count + count) % count;
+                lua_rawgeti(L, LUA_REGISTRYINDEX, state->picker_title);
+                lua_rawgeti(L, LUA_REGISTRYINDEX, state->picker);
+                lua_pushinteger(L, item + 1);   /* scripts count from 1 */
+                if (lua_pcall(L, 2, 1, handler) != LUA_OK) fail(L, "picker title");
+                size_t length = 0;
+                const char *text = lua_tolstring(L, -1, &length);
+                if (text == NULL) fail(L, "picker title returned no string");
+                picker_row *row = &frame[c][r];
+                row->item = item;
+                row->length = length < sizeof row->title ? length : sizeof row->title;
+                memcpy(row->title, text, row->length);
+                lua_pop(L, 1);
+            }
+        }
+        lua_pop(L, 1);   /* the handler */
+        /* The host reads the frame it drew: the checksum is over the rows as stored. */
+        for (int c = 0; c < components; c++) {
+            for (int r = 0; r < rows; r++) {
+                picker_row *row = &frame[c][r];
+                sink += row->length + (row->length > 0 ? (unsigned char)row->title[row->length - 1] : 0);
+            }
+        }
+    }
+    return sink;
 }

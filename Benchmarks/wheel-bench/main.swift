@@ -14,6 +14,7 @@
 // agree on the checksum: they did the same work.
 import CLuaReference
 import Lua
+import Wheel
 
 #if canImport(Glibc)
 import Glibc
@@ -83,6 +84,8 @@ struct BenchCase {
     /// Each side does `operations` units of work and returns a checksum of its results.
     var wheel: (_ operations: Int) throws -> UInt64
     var reference: (_ operations: Int) throws -> UInt64
+    /// What one operation is ("frames"), for a row whose rate is also printed per second.
+    var operation: String? = nil
 }
 
 /// The scripts, the same text on both sides (CLuaReference compiles identical copies).
@@ -91,6 +94,37 @@ enum Script {
     static let functionLoop = "return function(f, n) for i = 1, n do f(i) end end"
     static let methodLoop = "return function(obj, n) for i = 1, n do obj:add(1) end end"
     static let sumLoop = "return function(n) local x = 0 for i = 1, n do x = x + i end return x end"
+
+    /// Four wheels of a million rows whose titles come from a title function (the
+    /// reference compiles the same function).
+    static let titlePicker = """
+        local function title(p, i) return 'row ' .. i end
+        picker "rows" {
+          components = {
+            { id = "a", count = 1000000, title = title },
+            { id = "b", count = 1000000, title = title },
+            { id = "c", count = 1000000, title = title },
+            { id = "d", count = 1000000, title = title },
+          },
+        }
+        """
+
+    /// The resistor's four wheels (examples/resistor.lua), without its `on_change`: a
+    /// frame of them calls no Lua.
+    static let itemsPicker = """
+        local colors = { "black", "brown", "red", "orange", "yellow",
+                         "green", "blue", "violet", "grey", "white" }
+        local multipliers = { "black", "brown", "red", "orange", "yellow", "green",
+                              "blue", "violet", "grey", "white", "gold", "silver" }
+        picker "resistor" {
+          components = {
+            { id = "band1", items = colors, selected = 5 },
+            { id = "band2", items = colors, selected = 8 },
+            { id = "multiplier", items = multipliers, selected = 3 },
+            { id = "tolerance", items = { "brown", "red", "gold", "silver" }, selected = 3 },
+          },
+        }
+        """
 }
 
 /// A Swift object exposed to Lua with one method, like the reference's C counter.
@@ -226,6 +260,109 @@ func tightLoop() throws -> BenchCase {
     )
 }
 
+/// A picker declared by a script run in a `Runtime`, as a host gets it. The runtime closes
+/// its state when it goes, so a case keeps the whole `DeclaredPicker`, not just the picker.
+final class DeclaredPicker {
+    let runtime: Runtime
+    let picker: Picker
+
+    /// Writes `script` to a temporary file and runs it. `Runtime.run(file:)` is async and
+    /// the benchmark is not; what it does is load the file (`state.load(file:)`, the
+    /// script's own sandboxed environment with the `picker` declaration) and call the
+    /// chunk, which is done here with a plain call: the script calls no async function.
+    init(script: String, named name: String, options: Runtime.Options) throws {
+        runtime = try Runtime(options: options)
+        var template = Array("/tmp/wheel-bench-XXXXXX.lua".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
+        guard descriptor >= 0 else { throw BenchFailure("cannot create a temporary script file") }
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { unlink(path) }
+        var text = script
+        let written = text.withUTF8 { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == script.utf8.count else { throw BenchFailure("cannot write \(path)") }
+        try runtime.state.load(file: path).call()
+        guard let picker = runtime.picker(named: name) else { throw BenchFailure("the script declared no picker '\(name)'") }
+        self.picker = picker
+    }
+}
+
+/// A frame's shape in both cases: four wheels of seven rows.
+enum PickerShape {
+    static let components = 4
+    static let rows = 7
+}
+
+/// The target case of pickers: frames of four `count`/`title` wheels whose 28 titles are
+/// all computed by the script's title function, against a C host calling the same
+/// function for the same rows.
+///
+/// Every wheel turns by 7 rows before each frame, so each frame shows 7 items per wheel
+/// that the previous frames did not: a direct-mapped title cache of 64 entries (the size
+/// for 7 rows) keyed by item never holds them, since the most recent item in a cache
+/// slot is at most 63 items back, and the wheels of 1,000,000 items only come back to an
+/// item after 142,857 frames. No `reload` is needed, and the wheel turning is what a
+/// user's fling does; the reference turns its selections the same way.
+func pickerFramesWithTitles() throws -> BenchCase {
+    // No CPU deadline and no memory ceiling: the raw C side has neither (the row
+    // "Swift→Lua call, timeout + memoryLimit set" shows what they add to a call).
+    let declared = try DeclaredPicker(script: Script.titlePicker, named: "rows",
+                                      options: .init(memoryLimit: nil, timeout: nil))
+    let reference = try ReferenceState()
+    let ids = declared.picker.components.map(\.id)
+    let step = PickerShape.rows
+    // The C host's selections, 0-based, where the script's wheels start (`selected = 1`).
+    var selections = [Int64](repeating: 0, count: PickerShape.components)
+    return BenchCase(
+        name: "picker frame, title functions", target: 1.2,
+        wheel: { operations in
+            let picker = declared.picker
+            var sink: UInt64 = 0
+            for _ in 0..<operations {
+                for id in ids { try picker.scroll(id, by: step) }
+                for column in picker.frame().columns {
+                    for row in column.rows { sink &+= titleChecksum(row.title) }
+                }
+            }
+            return sink
+        },
+        reference: { operations in
+            clr_picker_frames(reference.pointer, &selections, Int32(PickerShape.components), Int32(PickerShape.rows),
+                              1_000_000, Int64(step), Int64(operations))
+        },
+        operation: "frames"
+    )
+}
+
+/// Frames of four `items` wheels (the resistor's), one of them turning by a row before
+/// each frame: titles are read from Swift arrays and no Lua runs. The reference is the C
+/// host's 28 title calls per frame, as in the case above, to show what the items save.
+/// The titles differ between the sides, so the checksum is the number of frames drawn.
+func pickerFramesWithItems() throws -> BenchCase {
+    let declared = try DeclaredPicker(script: Script.itemsPicker, named: "resistor",
+                                      options: .init(memoryLimit: nil, timeout: nil))
+    let reference = try ReferenceState()
+    var selections = [Int64](repeating: 0, count: PickerShape.components)
+    return BenchCase(
+        name: "info: picker frame, items components", target: nil,
+        wheel: { operations in
+            let picker = declared.picker
+            for _ in 0..<operations {
+                try picker.scroll("band1", by: 1)
+                let frame = picker.frame()
+                guard frame.columns.count == PickerShape.components else { throw BenchFailure("wrong frame") }
+            }
+            return UInt64(operations)
+        },
+        reference: { operations in
+            _ = clr_picker_frames(reference.pointer, &selections, Int32(PickerShape.components), Int32(PickerShape.rows),
+                                  1_000_000, Int64(PickerShape.rows), Int64(operations))
+            return UInt64(operations)
+        },
+        operation: "frames"
+    )
+}
+
 /// Every case, in table order; each call builds the case's states.
 func allCases() -> [() throws -> BenchCase] {
     [
@@ -239,6 +376,8 @@ func allCases() -> [() throws -> BenchCase] {
         },
         swiftToLuaCallDiscarding,
         tightLoop,
+        pickerFramesWithTitles,
+        pickerFramesWithItems,
     ]
 }
 
@@ -275,6 +414,7 @@ struct Row {
     var target: Double?
     var wheel: Double
     var reference: Double
+    var operation: String?
     var ratio: Double { wheel / reference }
     /// Judged on the ratio as printed (two decimals), so the verdict matches the table.
     var met: Bool { target.map { (ratio * 100).rounded() / 100 <= $0 } ?? true }
@@ -325,7 +465,8 @@ func run(_ benchCase: BenchCase, settings: Settings, checksum: inout UInt64) thr
         wheel.append(wheelTime / Double(slices))
         reference.append(referenceTime / Double(slices))
     }
-    return Row(name: benchCase.name, target: benchCase.target, wheel: median(wheel), reference: median(reference))
+    return Row(name: benchCase.name, target: benchCase.target, wheel: median(wheel), reference: median(reference),
+               operation: benchCase.operation)
 }
 
 // MARK: - Output
@@ -356,6 +497,13 @@ func table(_ rows: [Row], settings: Settings) -> String {
         let target = row.target.map { "≤ \(fixed($0, 2))x" } ?? "—"
         let verdict = row.target == nil ? "—" : row.met ? "yes" : "**no**"
         lines.append("| \(row.name) | \(fixed(row.wheel, 1)) | \(fixed(row.reference, 1)) | \(fixed(row.ratio, 2))x | \(target) | \(verdict) |")
+    }
+    let rates = rows.filter { $0.operation != nil }
+    if !rates.isEmpty { lines.append("") }
+    for row in rates {
+        let operation = row.operation ?? ""
+        lines.append("\(row.name): \(fixed(1e9 / row.wheel, 0)) \(operation)/s (Wheel), "
+            + "\(fixed(1e9 / row.reference, 0)) \(operation)/s (raw C)")
     }
     lines.append("")
     lines.append("Median of \(settings.rounds) rounds per side; a round is ~\(Int(settings.roundTime.nanoseconds / 1e6)) ms "

@@ -51,6 +51,12 @@ int wl_invoke(lua_State *L, int nargs, int nresults, int handler, int64_t timeou
     return status;
 }
 
+void wl_clear_failure(lua_State *L) {
+    wl_runtime *rt = wl_rt(L);
+    rt->fatal = WL_FATAL_NONE;
+    rt->frame_count = 0;
+}
+
 int wl_pcall(lua_State *L, int nargs, int nresults) {
     int handler = lua_gettop(L) - nargs;
     lua_pushcfunction(L, wl_message_handler);

@@ -188,3 +188,131 @@ extension LuaFunction {
         return (chunk, max(1, Int(info.linedefined)))
     }
 }
+
+extension LuaState {
+    /// Calls script functions many times in a row, as a host drawing a frame calls a
+    /// title function for each row: the state is checked, the message handler pushed, the
+    /// stack made room for and (without a deadline and a ceiling) the calls' bookkeeping
+    /// done once for the whole run, and `first` (when given) is passed as the first
+    /// argument of every call from its registry slot. Each call then costs about what a C
+    /// host's `lua_pcall` loop costs. Every call is still a host→script call of its own,
+    /// with its own deadline and errors.
+    ///
+    /// ```swift
+    /// let titles = try state.repeatedly(first: picker) { calls in
+    ///     try (1...7).map { try calls.call(title, $0, returning: String.self) }   // title(picker, i)
+    /// }
+    /// ```
+    @inlinable
+    public func repeatedly<T>(first: LuaValue? = nil, _ body: (LuaRepeatedCalls) throws -> T) throws -> T {
+        try checkOpen()
+        enter()
+        let L = handle
+        let top = lua_gettop(L)
+        guard lua_checkstack(L, 24) != 0 else {
+            throw LuaError.runtime(ScriptFailure(message: "stack overflow (Lua stack exhausted)"))
+        }
+        defer { lua_settop(L, top) }
+        lua_pushcclosure(L, wl_message_handler, 0)      // the handler, at top + 1
+        var firstSlot = LUA_NOREF
+        if let first {
+            if let reference = first.reference {
+                precondition(reference.state === self, "a Lua reference was pushed into another state")
+                firstSlot = reference.reference
+            } else {
+                // A plain value (a number, a string) is kept on the stack, above the handler.
+                first.push(to: self)
+                firstSlot = LUA_REFNIL
+            }
+        }
+        // Without a deadline and a ceiling, the calls' bookkeeping (wl_invoke_untimed's)
+        // is done once for the run, and each call is a plain lua_pcall.
+        let plain = timeoutNanoseconds == 0 && wl_memory_limit(L) == 0
+        let depth = plain ? wl_call_begin(L, 0) : 0
+        defer { if plain { wl_call_end(L, depth) } }
+        return try body(LuaRepeatedCalls(state: self, thread: L, handler: top + 1, first: firstSlot,
+                                         plain: plain, nested: depth > 0))
+    }
+}
+
+/// The calls of `LuaState.repeatedly`, all under the message handler it pushed. Valid
+/// only inside that closure, on the thread it was made on, for functions of its state.
+///
+/// It keeps what each call needs (the thread, the first argument's registry slot, the
+/// deadline) in its own fields: after a call Lua's work has usually pushed the state's
+/// Swift objects out of the processor's cache, and a C loop keeps those in registers.
+public struct LuaRepeatedCalls {
+    /// Held strongly, once per run: a call then borrows it (an unowned field would be
+    /// copied into a strong reference, a retain and a release, on every use).
+    @usableFromInline let state: LuaState
+    @usableFromInline let L: OpaquePointer
+    @usableFromInline let handler: Int32
+    /// The first argument's registry slot; LUA_REFNIL: it sits on the stack at handler + 1;
+    /// LUA_NOREF: there is none.
+    @usableFromInline let first: Int32
+    @usableFromInline let timeout: Int64
+    /// Calls are plain lua_pcalls (see `repeatedly`); `nested`: the run is inside another
+    /// call from Swift, whose failure records it must keep.
+    @usableFromInline let plain: Bool
+    @usableFromInline let nested: Bool
+
+    @usableFromInline init(state: LuaState, thread: OpaquePointer, handler: Int32, first: Int32,
+                           plain: Bool, nested: Bool) {
+        self.state = state
+        self.L = thread
+        self.handler = handler
+        self.first = first
+        self.timeout = state.timeoutNanoseconds
+        self.plain = plain
+        self.nested = nested
+    }
+
+    /// Calls `function` with `a` (after the first argument, if any) and reads its first
+    /// result as `R`.
+    @inlinable
+    public func call<A: LuaPushable, R: LuaReadable>(_ function: LuaFunction, _ a: A, returning: R.Type = R.self) throws -> R {
+        let base = first == LUA_REFNIL ? handler + 1 : handler
+        defer { lua_settop(L, base) }
+        wl_getref(L, function.reference)
+        var count: Int32 = 1
+        if first == LUA_REFNIL {
+            lua_pushvalue(L, handler + 1)
+            count += 1
+        } else if first != LUA_NOREF {
+            wl_getref(L, first)
+            count += 1
+        }
+        a.push(to: state)
+        let status = plain
+            ? lua_pcallk(L, count, 1, handler, 0, nil)
+            : timeout == 0 ? wl_invoke_untimed(L, count, 1, handler) : wl_invoke(L, count, 1, handler, timeout)
+        if status != LUA_OK {
+            let error = state.error(status: status)
+            if plain && !nested { wl_clear_failure(L) }
+            throw error
+        }
+        // The result's slot is the call's own: a String is read with one call into Lua,
+        // from the thread itself (the state object is needed only for text that is long
+        // or not ASCII).
+        if R.self == String.self {
+            let string = wl_tolstring(L, -1)
+            if let bytes = string.bytes, string.length <= 15, let text = String.smallASCII(bytes, string.length) {
+                return text as! R
+            }
+            return try String.readAny(from: state, at: -1) as! R
+        }
+        return try R.read(from: state, at: -1)
+    }
+}
+
+extension LuaValue {
+    /// The reference behind a table, function, userdata or thread; nil for plain values.
+    @usableFromInline var reference: LuaReference? {
+        switch self {
+        case .table(let table): table
+        case .function(let function): function
+        case .userdata(let reference), .thread(let reference): reference
+        default: nil
+        }
+    }
+}

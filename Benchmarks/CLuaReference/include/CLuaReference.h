@@ -36,4 +36,18 @@ int64_t clr_call_method_loop(clr_state *state, int64_t n);
 /* Runs `local x = 0 for i = 1, n do x = x + i end return x` once; returns x. */
 int64_t clr_run_sum_loop(clr_state *state, int64_t n);
 
+/* Picker frames as a C host draws them: `components` wheels of `count` items that wrap,
+   `rows` visible rows each (the selection in row (rows - 1) / 2, counting from 0). For
+   each of `frames` frames, every wheel first turns `step` rows, then each row's title is
+   computed by calling `function(p, i) return 'row ' .. i end` with p a userdata (the
+   picker, from the registry) and i the row's item counting from 1, under a traceback
+   message handler pushed once per frame, and copied into the frame's row buffer.
+   `selections` holds each wheel's selected item (0-based) and is advanced in place, so
+   consecutive calls go on where the last one stopped. Returns a checksum over the frames'
+   titles: each title's length plus its last byte. */
+#define CLR_PICKER_MAX_COMPONENTS 8
+#define CLR_PICKER_MAX_ROWS 16
+uint64_t clr_picker_frames(clr_state *state, int64_t *selections, int components, int rows,
+                           int64_t count, int64_t step, int64_t frames);
+
 #endif

@@ -149,6 +149,10 @@ static inline int wl_prepare_call(lua_State *L, int reference) {
 }
 int wl_invoke(lua_State *L, int nargs, int nresults, int handler, int64_t timeout_ns);
 int wl_invoke_untimed(lua_State *L, int nargs, int nresults, int handler);
+/* After a failed call of a run of plain lua_pcalls made between one wl_call_begin(L, 0)
+   and its wl_call_end (a state with no deadline and no ceiling): clears what the failure
+   recorded, as wl_call_begin does before each call from Swift. */
+void wl_clear_failure(lua_State *L);
 /* The bytes of the string at `index`, or NULL when the value is not a string (a number
    is not converted: lua_tolstring would change it in place). */
 static inline const char *wl_string_at(lua_State *L, int index, size_t *length) {

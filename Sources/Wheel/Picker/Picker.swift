@@ -30,22 +30,31 @@ public final class Picker {
         didSet { if status != oldValue { emit(.statusChanged(status)) } }
     }
 
-    var slots: [ComponentSlot]
+    /// Read and written for every row of every frame and by every scroll, so without
+    /// dynamic exclusivity checks. Every access is short: none spans a call into Lua or
+    /// an observer, which may re-enter the picker (a `title` that calls `p:select`), so
+    /// two accesses never overlap.
+    @exclusivity(unchecked) var slots: [ComponentSlot]
     let indexByID: [String: Int]
     let state: LuaState
     let onChange: LuaFunction?
     /// The script's `p`: this object as a userdata, held in the registry so that pushing
     /// it for a `title` call is one registry read, not a new userdata.
     var scriptObject: LuaValue = .nil
+    /// The columns of the last frame, whose arrays the next frame reuses once the host has
+    /// let go of that frame.
+    @exclusivity(unchecked) private var recycledColumns: [PickerFrame.Column] = []
     /// Where problems go (the runtime's `onProblem`), besides the observers.
     let reportProblem: (ScriptProblem) -> Void
 
-    private var observers: [(token: Int, handler: (PickerEvent) -> Void)] = []
+    /// Read by every change; like `slots`, only ever accessed briefly (handlers run on a copy).
+    @exclusivity(unchecked) private var observers: [(token: Int, handler: (PickerEvent) -> Void)] = []
     private var nextToken = 0
     /// Selection changes waiting for their `on_change`: a handler that changes a
     /// selection gets its own `on_change` call after it has returned, not inside itself.
-    private var pendingChanges: [(slot: Int, change: WheelChange)] = []
-    private var dispatching = false
+    /// Like `slots`, only ever accessed briefly.
+    @exclusivity(unchecked) private var pendingChanges: [(slot: Int, change: WheelChange)] = []
+    @exclusivity(unchecked) private var dispatching = false
     /// The most `on_change` calls one change may cause, counting those that handlers
     /// trigger by selecting (two handlers that keep selecting each other stop here).
     static let cascadeLimit = 100
@@ -81,6 +90,7 @@ public final class Picker {
             for index in slots.indices {
                 slots[index].wheel.visibleRows = newValue
                 slots[index].cache.reserve(rows: newValue)
+                slots[index].generation += 1
             }
         }
     }
@@ -105,33 +115,141 @@ public final class Picker {
     /// What a host draws now: each wheel's visible rows with their titles and the
     /// selected row marked, and the status line.
     public func frame() -> PickerFrame {
+        // The last frame's arrays are reused when the host has let go of that frame, so
+        // drawing allocates no arrays; while the host holds it, copy-on-write gives this
+        // frame arrays of its own.
         var columns: [PickerFrame.Column] = []
-        columns.reserveCapacity(slots.count)
-        for index in slots.indices {
-            resolve(index)
-            slots[index].limitHitThisFrame = false
-            var rows: [PickerFrame.Row] = []
-            rows.reserveCapacity(slots[index].wheel.visibleRows)
-            if let failure = slots[index].failure {
-                for row in slots[index].wheel.rows() {
-                    rows.append(PickerFrame.Row(offset: row.offset, item: nil,
-                                                title: row.offset == 0 ? failure : "", isSelected: false,
-                                                isError: row.offset == 0))
-                }
-            } else {
-                for row in slots[index].wheel.rows() {
-                    guard let item = row.item else {
-                        rows.append(PickerFrame.Row(offset: row.offset, item: nil, title: "", isSelected: false, isError: false))
-                        continue
-                    }
-                    let text = title(slot: index, item: item)
-                    rows.append(PickerFrame.Row(offset: row.offset, item: item, title: text.text,
-                                                isSelected: row.isSelected, isError: text.isFailure))
-                }
-            }
-            columns.append(PickerFrame.Column(id: slots[index].id, rows: rows))
+        swap(&columns, &recycledColumns)
+        if columns.count != slots.count {
+            columns = slots.map { PickerFrame.Column(id: $0.id, rows: []) }
         }
+        if slots.contains(where: \.hasTitleFunction) {
+            // One run of calls for the frame's titles, its message handler pushed once, as
+            // a C host's lua_pcall loop would; `p` goes from its registry slot to each call.
+            do {
+                try state.repeatedly(first: scriptObject) { calls in
+                    for index in slots.indices { fillRows(&columns[index].rows, slot: index, calls: .success(calls)) }
+                }
+            } catch {
+                // The state is closed, or its stack cannot grow: no title can be had.
+                for index in slots.indices { fillRows(&columns[index].rows, slot: index, calls: .failure(error)) }
+            }
+        } else {
+            for index in slots.indices { fillRows(&columns[index].rows, slot: index, calls: nil) }
+        }
+        recycledColumns = columns
         return PickerFrame(name: name, status: status, columns: columns)
+    }
+
+    /// Replaces `rows` with one wheel's rows for a frame, titles computed as needed
+    /// through `calls` (nil when no wheel has a title function).
+    private func fillRows(_ rows: inout [PickerFrame.Row], slot index: Int,
+                          calls: Result<LuaRepeatedCalls, any Error>?) {
+        resolve(index)
+        // The wheel as it stands when the frame starts: a title function that turns it
+        // shows in the next frame.
+        let wheel = slots[index].wheel
+        if let failure = slots[index].failure {
+            rows.removeAll(keepingCapacity: true)
+            for row in wheel.rows() {
+                rows.append(PickerFrame.Row(offset: row.offset, item: nil, title: row.offset == 0 ? failure : "",
+                                            isSelected: false, isError: row.offset == 0))
+            }
+            return
+        }
+        // The source is read once per wheel, not per row: it never changes.
+        switch slots[index].source {
+        case .items(let items):
+            Self.setRows(of: wheel, in: &rows) { item in .text(items[item]) }
+        case .computed(_, nil):
+            Self.setRows(of: wheel, in: &rows) { item in computedTitle(slot: index, item: item, caller: nil) }
+        case .computed(_, let function?):
+            switch calls {
+            case .success(let calls):
+                fillComputedRows(&rows, slot: index, wheel: wheel, function: function, calls: calls)
+            case .failure(let error):
+                reportOnce(index, key: "\(error)", ScriptProblem(error))
+                Self.setRows(of: wheel, in: &rows) { _ in .failed(PickerFrame.errorMarker) }
+            case nil:
+                preconditionFailure("a title function without a run of calls")
+            }
+        }
+    }
+
+    /// The rows of a `count`/`title` wheel. Its title cache is taken out of `slots` for
+    /// the frame, so that each row's lookup and store touch the cache alone, and put back
+    /// after (cleared if a title function reloaded the wheel meanwhile).
+    private func fillComputedRows(_ rows: inout [PickerFrame.Row], slot index: Int, wheel: CircularWheel,
+                                  function: LuaFunction, calls: LuaRepeatedCalls) {
+        var cache = TitleCache.detached
+        swap(&cache, &slots[index].cache)
+        let generation = slots[index].generation
+        defer {
+            if slots[index].generation != generation { cache.clear() }
+            swap(&cache, &slots[index].cache)
+        }
+        // Set when a call hits the deadline or the ceiling: the frame's other uncached
+        // rows show the marker without calling (and without caching it), and are tried
+        // again in the next frame.
+        var limitHit = false
+        // A closure literal, not a local function: it is non-escaping, so its accesses to
+        // `cache` and `limitHit` are checked statically, not at run time.
+        Self.setRows(of: wheel, in: &rows) { item in
+            if let cached = cache[item] { return cached }
+            if limitHit { return .failed(PickerFrame.errorMarker) }
+            let title: PickerTitle
+            do {
+                title = .text(try calls.call(function, item + 1, returning: String.self))
+            } catch LuaError.typeMismatch(let expected, _, _) where expected == "UTF-8 text" {
+                // Bytes that are not UTF-8: asked again and shown with replacement
+                // characters (a title function gives the same text each time).
+                title = self.title(slot: index, item: item)
+            } catch {
+                // Cached like any failure: this row shows the marker until the reload.
+                title = titleFailure(error, slot: index, item: item, function: function, limitHit: &limitHit)
+            }
+            cache[item] = title
+            return title
+        }
+    }
+
+    /// Replaces `rows` with the rows of `wheel.rows()` and their titles, without building
+    /// that array, in place when the count is the same. A wrapping wheel's rows show
+    /// consecutive items, the last followed by the first, so one `item(atOffset:)` finds
+    /// the top row's item and each row below steps on from it.
+    @inline(__always)
+    private static func setRows(of wheel: CircularWheel, in rows: inout [PickerFrame.Row],
+                                title: (_ item: Int) -> PickerTitle) {
+        // `rows()` puts (visibleRows - 1) / 2 rows above the selection.
+        let above = (wheel.visibleRows - 1) / 2
+        let offsets = -above..<(wheel.visibleRows - above)
+        let inPlace = rows.count == offsets.count
+        if !inPlace {
+            rows.removeAll(keepingCapacity: true)
+            rows.reserveCapacity(offsets.count)
+        }
+        let wraps = wheel.wraps
+        var next = wraps ? wheel.item(atOffset: offsets.lowerBound) ?? 0 : 0
+        for (position, offset) in offsets.enumerated() {
+            let item: Int?
+            if wraps {
+                item = next
+                next = next + 1 == wheel.count ? 0 : next + 1
+            } else {
+                item = wheel.item(atOffset: offset)
+            }
+            let row: PickerFrame.Row
+            if let item {
+                let text = title(item)
+                row = PickerFrame.Row(offset: offset, item: item, title: text.text,
+                                      isSelected: offset == 0, isError: text.isFailure)
+            } else {
+                row = PickerFrame.Row(offset: offset, item: nil, title: "", isSelected: false, isError: false)
+            }
+            if inPlace { rows[position] = row } else { rows.append(row) }
+        }
+        assert(rows.map(\.offset) == wheel.rows().map(\.offset) && rows.map(\.item) == wheel.rows().map(\.item),
+               "the rows differ from CircularWheel.rows()")
     }
 
     // MARK: - Changing
@@ -176,11 +294,17 @@ public final class Picker {
     // MARK: - Internals
 
     func slot(_ id: String) throws(PickerError) -> Int {
-        guard let index = indexByID[id] else {
-            throw .unknownComponent(picker: name, component: id, known: slots.map(\.id))
+        // Comparing a short id with a handful of others is cheaper than hashing it.
+        if slots.count <= Self.linearLookupLimit {
+            for index in slots.indices where slots[index].id == id { return index }
+        } else if let index = indexByID[id] {
+            return index
         }
-        return index
+        throw .unknownComponent(picker: name, component: id, known: slots.map(\.id))
     }
+
+    /// Up to this many components, `slot(_:)` compares ids instead of looking them up.
+    static let linearLookupLimit = 8
 
     func component(at index: Int) -> PickerComponent {
         resolve(index)
@@ -205,7 +329,7 @@ public final class Picker {
         resolve(index)
         slots[index].cache.clear()
         slots[index].reported.removeAll()
-        slots[index].limitHitThisFrame = false
+        slots[index].generation += 1
         slots[index].failure = nil
         let count = evaluateCount(index)
         let change = slots[index].wheel.reload(count: count)
@@ -243,30 +367,52 @@ public final class Picker {
     }
 
     /// The title of an item in range, from the items, the cache, or the script.
-    @inline(__always)
     func title(slot index: Int, item: Int) -> PickerTitle {
         switch slots[index].source {
         case .items(let items):
             return .text(items[item])
-        case .computed(_, let function):
-            if let cached = slots[index].cache[item] { return cached }
-            if slots[index].limitHitThisFrame { return .failed(PickerFrame.errorMarker) }   // not cached
-            let title = function.map { computeTitle(index, item, $0) } ?? .text(String(item + 1))
-            slots[index].cache[item] = title
-            return title
+        case .computed(_, nil):
+            return computedTitle(slot: index, item: item, caller: nil)
+        case .computed(_, let function?):
+            let object = scriptObject
+            return computedTitle(slot: index, item: item, caller: function) { item in
+                try function.call(object, item + 1, returning: TitleText.self)
+            }
         }
     }
 
-    private func computeTitle(_ index: Int, _ item: Int, _ function: LuaFunction) -> PickerTitle {
+    /// The title of an item in range of a `count` component: from the cache, or from the
+    /// component's title function `caller` through `call` (which calls it as
+    /// `title(p, item + 1)`), or the row number when there is no title function.
+    private func computedTitle(slot index: Int, item: Int, caller function: LuaFunction?,
+                               call: (Int) throws -> TitleText = { _ in TitleText(text: "") }) -> PickerTitle {
+        if let cached = slots[index].cache[item] { return cached }
+        let title: PickerTitle
+        if let function {
+            do {
+                title = .text(try call(item).text)
+            } catch {
+                var limitHit = false
+                title = titleFailure(error, slot: index, item: item, function: function, limitHit: &limitHit)
+            }
+        } else {
+            title = .text(String(item + 1))
+        }
+        slots[index].cache[item] = title
+        return title
+    }
+
+    /// Reports a failed `title` call (once per message until the reload) and gives the
+    /// row's marker; `limitHit` is set when the call hit the deadline or the ceiling.
+    private func titleFailure(_ error: any Error, slot index: Int, item: Int, function: LuaFunction,
+                              limitHit: inout Bool) -> PickerTitle {
         let id = slots[index].id
-        do {
-            return .text(try function.call(scriptObject, item + 1, returning: TitleText.self).text)
-        } catch LuaError.typeMismatch(_, let actual, _) {
+        if case LuaError.typeMismatch(_, let actual, _) = error {
             let message = "title of component '\(id)' returned \(actual) for row \(item + 1), expected a string"
             reportOnce(index, key: message, ScriptProblem(message, in: function))
-        } catch {
-            if case LuaError.timeout = error { slots[index].limitHitThisFrame = true }
-            if case LuaError.memory = error { slots[index].limitHitThisFrame = true }
+        } else {
+            if case LuaError.timeout = error { limitHit = true }
+            if case LuaError.memory = error { limitHit = true }
             // Once per message: the same error for every row is one report.
             var problem = ScriptProblem(error)
             let key = problem.message
@@ -292,28 +438,44 @@ public final class Picker {
     /// Records a change and runs `on_change` for it, unless a handler is running: then it
     /// runs after that handler, in order.
     func changed(_ index: Int, _ change: WheelChange) {
-        pendingChanges.append((index, change))
-        guard !dispatching else { return }
+        guard !dispatching else {
+            pendingChanges.append((index, change))
+            return
+        }
         dispatching = true
         defer { dispatching = false }
+        // Changes run in order. The queue is empty here unless an observer of the cascade
+        // limit's report changed a selection; the change goes straight to its handlers
+        // otherwise, and the handlers queue the rest.
+        var next: (slot: Int, change: WheelChange)? = (index, change)
+        if !pendingChanges.isEmpty {
+            pendingChanges.append((index, change))
+            next = pendingChanges.removeFirst()
+        }
         var handled = 0
-        while !pendingChanges.isEmpty {
-            let (index, change) = pendingChanges.removeFirst()
+        while let (index, change) = next {
             handled += 1
             if handled > Self.cascadeLimit {
                 pendingChanges.removeAll()
                 report(ScriptProblem(message: "picker '\(name)': on_change stopped after \(Self.cascadeLimit) changes caused by one change; do handlers keep selecting each other?"))
                 break
             }
-            let id = slots[index].id
-            emit(.changed(component: id, from: change.from, to: change.to, rows: change.rows))
-            guard let onChange else { continue }
-            let item = change.to.map { title(slot: index, item: $0) }
-            do {
-                try onChange.call(scriptObject, id, change.to.map { $0 + 1 }, item?.isFailure == false ? item?.text : nil)
-            } catch {
-                report(ScriptProblem(error))
-            }
+            dispatch(index, change)
+            next = pendingChanges.isEmpty ? nil : pendingChanges.removeFirst()
+        }
+    }
+
+    /// Tells the observers and `on_change` of one change.
+    private func dispatch(_ index: Int, _ change: WheelChange) {
+        guard !observers.isEmpty || onChange != nil else { return }
+        let id = slots[index].id
+        if !observers.isEmpty { emit(.changed(component: id, from: change.from, to: change.to, rows: change.rows)) }
+        guard let onChange else { return }
+        let item = change.to.map { title(slot: index, item: $0) }
+        do {
+            try onChange.call(scriptObject, id, change.to.map { $0 + 1 }, item?.isFailure == false ? item?.text : nil)
+        } catch {
+            report(ScriptProblem(error))
         }
     }
 }

@@ -19,6 +19,12 @@ struct ComponentSlot {
 
     let id: String
     let source: Source
+
+    /// Whether a frame calls the script for this component's titles.
+    var hasTitleFunction: Bool {
+        if case .computed(_, _?) = source { return true }
+        return false
+    }
     var wheel: CircularWheel
     /// The selection asked for at the declaration (0-based), applied once the count is known.
     let initialSelection: Int
@@ -27,11 +33,8 @@ struct ComponentSlot {
     var reported: Set<String> = []
     /// The error marker while the component's `count` has failed.
     var failure: String?
-    /// Set when a `title` call hit the CPU deadline or the memory ceiling during the
-    /// current frame: the frame's other uncached rows show the marker without calling
-    /// (and without caching it), so a frame costs at most one deadline per wheel and the
-    /// rows are tried again in the next frame.
-    var limitHitThisFrame = false
+    /// Counts reloads: a frame that took the cache out knows whether to clear it.
+    var generation = 0
     var isResolved = false
     var isResolving = false
 
@@ -48,15 +51,31 @@ struct ComponentSlot {
 /// one compare, storing never allocates, and memory stays flat however far the wheel
 /// turns. It holds at least four screens of rows, so a frame's rows never evict each other.
 struct TitleCache {
-    private var items: [Int]
-    private var titles: [PickerTitle?]
+    /// Entry `item & mask` holds that item's title, or an item of -1 when empty. One array
+    /// of entries: a lookup reads one entry and a store checks one buffer for uniqueness.
+    private var entries: [Entry]
     private var mask: Int
+
+    private struct Entry {
+        var item: Int
+        var title: PickerTitle?
+
+        static var empty: Entry { Entry(item: -1, title: nil) }
+    }
 
     init(rows: Int) {
         let capacity = TitleCache.capacity(rows: rows)
-        items = Array(repeating: -1, count: capacity)
-        titles = Array(repeating: nil, count: capacity)
+        entries = Array(repeating: .empty, count: capacity)
         mask = capacity - 1
+    }
+
+    /// What a component holds while a frame has its cache out: nothing, and it keeps
+    /// nothing (titles asked for meanwhile, by `p:item`, are computed again).
+    static var detached: TitleCache { TitleCache() }
+
+    private init() {
+        entries = []
+        mask = 0
     }
 
     static func capacity(rows: Int) -> Int {
@@ -66,26 +85,22 @@ struct TitleCache {
     }
 
     /// The number of titles held; never more than the capacity.
-    var count: Int { items.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) } }
-    var capacity: Int { items.count }
+    var count: Int { entries.reduce(0) { $0 + ($1.item >= 0 ? 1 : 0) } }
+    var capacity: Int { entries.count }
 
     subscript(item: Int) -> PickerTitle? {
         get {
             let slot = item & mask
-            return items[slot] == item ? titles[slot] : nil
+            return slot < entries.count && entries[slot].item == item ? entries[slot].title : nil
         }
         set {
-            let slot = item & mask
-            items[slot] = newValue == nil ? -1 : item
-            titles[slot] = newValue
+            guard !entries.isEmpty else { return }
+            entries[item & mask] = newValue == nil ? .empty : Entry(item: item, title: newValue)
         }
     }
 
     mutating func clear() {
-        for slot in items.indices {
-            items[slot] = -1
-            titles[slot] = nil
-        }
+        for slot in entries.indices { entries[slot] = .empty }
     }
 
     /// Grows (and clears) the cache when a host shows more rows.

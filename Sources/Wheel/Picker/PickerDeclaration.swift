@@ -222,7 +222,10 @@ extension Picker: LuaUserdata {
                 for index in picker.slots.indices { picker.reload(slot: index) }
             }
         }
-        type.property("status", get: { $0.status }, set: { (picker: Picker, text: String?) in picker.status = text ?? "" })
+        // The property's type is String? so that `p.status = nil` clears the status: with
+        // String, Swift would accept the optional setter and reads would refuse nil.
+        type.property("status", get: { (picker: Picker) -> String? in picker.status },
+                      set: { (picker: Picker, text: String?) in picker.status = text ?? "" })
         type.property("name") { $0.name }
         type.method("__tostring") { (picker: Picker) -> String in "picker '\(picker.name)'" }
     }
