@@ -271,9 +271,39 @@ public struct LuaRepeatedCalls {
     /// result as `R`.
     @inlinable
     public func call<A: LuaPushable, R: LuaReadable>(_ function: LuaFunction, _ a: A, returning: R.Type = R.self) throws -> R {
+        try target(function).call(a, returning: R.self)
+    }
+
+    /// `function`, ready for many calls in this run: its registry slot is read once.
+    @inlinable
+    public func target(_ function: LuaFunction) -> Target {
+        precondition(function.state === state, "a Lua function was called in another state")
+        return Target(calls: self, slot: function.reference)
+    }
+
+    /// A function of a run of calls, its registry slot at hand.
+    public struct Target {
+        @usableFromInline let calls: LuaRepeatedCalls
+        @usableFromInline let slot: Int32
+
+        @usableFromInline init(calls: LuaRepeatedCalls, slot: Int32) {
+            self.calls = calls
+            self.slot = slot
+        }
+
+        /// Calls the function with `a` (after the run's first argument, if any) and reads
+        /// its first result as `R`.
+        @inlinable
+        public func call<A: LuaPushable, R: LuaReadable>(_ a: A, returning: R.Type = R.self) throws -> R {
+            try calls.call(slot: slot, a, returning: R.self)
+        }
+    }
+
+    @inlinable
+    func call<A: LuaPushable, R: LuaReadable>(slot: Int32, _ a: A, returning: R.Type) throws -> R {
         let base = first == LUA_REFNIL ? handler + 1 : handler
         defer { lua_settop(L, base) }
-        wl_getref(L, function.reference)
+        wl_getref(L, slot)
         var count: Int32 = 1
         if first == LUA_REFNIL {
             lua_pushvalue(L, handler + 1)

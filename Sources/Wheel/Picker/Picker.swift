@@ -162,7 +162,7 @@ public final class Picker {
         case .items(let items):
             Self.setRows(of: wheel, in: &rows) { item in .text(items[item]) }
         case .computed(_, nil):
-            Self.setRows(of: wheel, in: &rows) { item in computedTitle(slot: index, item: item, caller: nil) }
+            Self.setRows(of: wheel, in: &rows) { item in title(slot: index, item: item) }
         case .computed(_, let function?):
             switch calls {
             case .success(let calls):
@@ -192,6 +192,7 @@ public final class Picker {
         // rows show the marker without calling (and without caching it), and are tried
         // again in the next frame.
         var limitHit = false
+        let titleCall = calls.target(function)
         // A closure literal, not a local function: it is non-escaping, so its accesses to
         // `cache` and `limitHit` are checked statically, not at run time.
         Self.setRows(of: wheel, in: &rows) { item in
@@ -199,7 +200,7 @@ public final class Picker {
             if limitHit { return .failed(PickerFrame.errorMarker) }
             let title: PickerTitle
             do {
-                title = .text(try calls.call(function, item + 1, returning: String.self))
+                title = .text(try titleCall.call(item + 1, returning: String.self))
             } catch LuaError.typeMismatch(let expected, _, _) where expected == "UTF-8 text" {
                 // Bytes that are not UTF-8: asked again and shown with replacement
                 // characters (a title function gives the same text each time).
@@ -366,40 +367,30 @@ public final class Picker {
         report(problem)
     }
 
-    /// The title of an item in range, from the items, the cache, or the script.
+    /// The title of an item in range, from the items, the cache, or the script (as
+    /// `title(p, item + 1)`; the row number when the component has no title function).
+    /// Frames take their own path, `fillComputedRows`; this one serves `p:item`, the
+    /// host's `title(_:item:)` and `on_change`.
     func title(slot index: Int, item: Int) -> PickerTitle {
         switch slots[index].source {
         case .items(let items):
             return .text(items[item])
-        case .computed(_, nil):
-            return computedTitle(slot: index, item: item, caller: nil)
-        case .computed(_, let function?):
-            let object = scriptObject
-            return computedTitle(slot: index, item: item, caller: function) { item in
-                try function.call(object, item + 1, returning: TitleText.self)
+        case .computed(_, let function):
+            if let cached = slots[index].cache[item] { return cached }
+            let title: PickerTitle
+            if let function {
+                do {
+                    title = .text(try function.call(scriptObject, item + 1, returning: TitleText.self).text)
+                } catch {
+                    var limitHit = false   // one call: nothing else to skip
+                    title = titleFailure(error, slot: index, item: item, function: function, limitHit: &limitHit)
+                }
+            } else {
+                title = .text(String(item + 1))
             }
+            slots[index].cache[item] = title
+            return title
         }
-    }
-
-    /// The title of an item in range of a `count` component: from the cache, or from the
-    /// component's title function `caller` through `call` (which calls it as
-    /// `title(p, item + 1)`), or the row number when there is no title function.
-    private func computedTitle(slot index: Int, item: Int, caller function: LuaFunction?,
-                               call: (Int) throws -> TitleText = { _ in TitleText(text: "") }) -> PickerTitle {
-        if let cached = slots[index].cache[item] { return cached }
-        let title: PickerTitle
-        if let function {
-            do {
-                title = .text(try call(item).text)
-            } catch {
-                var limitHit = false
-                title = titleFailure(error, slot: index, item: item, function: function, limitHit: &limitHit)
-            }
-        } else {
-            title = .text(String(item + 1))
-        }
-        slots[index].cache[item] = title
-        return title
     }
 
     /// Reports a failed `title` call (once per message until the reload) and gives the
