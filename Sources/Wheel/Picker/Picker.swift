@@ -214,43 +214,29 @@ public final class Picker {
         }
     }
 
-    /// Replaces `rows` with the rows of `wheel.rows()` and their titles, without building
-    /// that array, in place when the count is the same. A wrapping wheel's rows show
-    /// consecutive items, the last followed by the first, so one `item(atOffset:)` finds
-    /// the top row's item and each row below steps on from it.
+    /// Replaces `rows` with the wheel's visible rows and their titles, in place when the
+    /// count is the same (the rows come from `CircularWheel.forEachRow`: no array of them).
     @inline(__always)
     private static func setRows(of wheel: CircularWheel, in rows: inout [PickerFrame.Row],
                                 title: (_ item: Int) -> PickerTitle) {
-        // `rows()` puts (visibleRows - 1) / 2 rows above the selection.
-        let above = (wheel.visibleRows - 1) / 2
-        let offsets = -above..<(wheel.visibleRows - above)
-        let inPlace = rows.count == offsets.count
+        let inPlace = rows.count == wheel.visibleRows
         if !inPlace {
             rows.removeAll(keepingCapacity: true)
-            rows.reserveCapacity(offsets.count)
+            rows.reserveCapacity(wheel.visibleRows)
         }
-        let wraps = wheel.wraps
-        var next = wraps ? wheel.item(atOffset: offsets.lowerBound) ?? 0 : 0
-        for (position, offset) in offsets.enumerated() {
-            let item: Int?
-            if wraps {
-                item = next
-                next = next + 1 == wheel.count ? 0 : next + 1
-            } else {
-                item = wheel.item(atOffset: offset)
-            }
-            let row: PickerFrame.Row
-            if let item {
+        var position = 0
+        wheel.forEachRow { row in
+            let built: PickerFrame.Row
+            if let item = row.item {
                 let text = title(item)
-                row = PickerFrame.Row(offset: offset, item: item, title: text.text,
-                                      isSelected: offset == 0, isError: text.isFailure)
+                built = PickerFrame.Row(offset: row.offset, item: item, title: text.text,
+                                        isSelected: row.isSelected, isError: text.isFailure)
             } else {
-                row = PickerFrame.Row(offset: offset, item: nil, title: "", isSelected: false, isError: false)
+                built = PickerFrame.Row(offset: row.offset, item: nil, title: "", isSelected: false, isError: false)
             }
-            if inPlace { rows[position] = row } else { rows.append(row) }
+            if inPlace { rows[position] = built } else { rows.append(built) }
+            position += 1
         }
-        assert(rows.map(\.offset) == wheel.rows().map(\.offset) && rows.map(\.item) == wheel.rows().map(\.item),
-               "the rows differ from CircularWheel.rows()")
     }
 
     // MARK: - Changing

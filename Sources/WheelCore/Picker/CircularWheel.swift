@@ -97,14 +97,29 @@ public struct CircularWheel: Sendable, Equatable {
     /// every row (a short list with `wrap: .always` repeats items); one that does not wrap
     /// shows blank rows (`item == nil`) beyond its ends, and an empty wheel only blanks.
     public func rows() -> [WheelRow] {
-        let above = (visibleRows - 1) / 2
-        let wrapping = wraps
         var rows: [WheelRow] = []
         rows.reserveCapacity(visibleRows)
-        for offset in -above..<(visibleRows - above) {
-            rows.append(WheelRow(offset: offset, item: item(at: offset, wrapping: wrapping)))
-        }
+        forEachRow { rows.append($0) }
         return rows
+    }
+
+    /// Calls `body` with each visible row, top to bottom: the rows of `rows()`, without
+    /// building the array, for a host that draws every frame.
+    @inlinable
+    public func forEachRow(_ body: (WheelRow) throws -> Void) rethrows {
+        let above = (visibleRows - 1) / 2
+        let offsets = -above..<(visibleRows - above)
+        guard let current = selection, wraps else {
+            for offset in offsets { try body(WheelRow(offset: offset, item: item(atOffset: offset))) }
+            return
+        }
+        // A wrapping wheel shows consecutive items, the last followed by the first: one
+        // division finds the top row's item, and each row below steps on from it.
+        var item = Self.advance(current, by: offsets.lowerBound, modulo: count)
+        for offset in offsets {
+            try body(WheelRow(offset: offset, item: item))
+            item = item + 1 == count ? 0 : item + 1
+        }
     }
 
     /// The item `offset` rows from the selection, or nil for a blank row.
@@ -135,7 +150,7 @@ public struct CircularWheel: Sendable, Equatable {
     }
 
     /// `(index + rows) mod count`, for `0 <= index < count`, without overflow for any `rows`.
-    static func advance(_ index: Int, by rows: Int, modulo count: Int) -> Int {
+    @usableFromInline static func advance(_ index: Int, by rows: Int, modulo count: Int) -> Int {
         let step = rows % count                       // in -(count - 1)...(count - 1)
         if step >= 0 { return index >= count - step ? index - (count - step) : index + step }
         return index + step < 0 ? index + step + count : index + step
