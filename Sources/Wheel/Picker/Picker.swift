@@ -160,16 +160,19 @@ public final class Picker {
         // The source is read once per wheel, not per row: it never changes.
         switch slots[index].source {
         case .items(let items):
-            Self.setRows(of: wheel, in: &rows) { item in .text(items[item]) }
+            Self.setRows(of: wheel, in: &rows) { item in (items[item], false) }
         case .computed(_, nil):
-            Self.setRows(of: wheel, in: &rows) { item in title(slot: index, item: item) }
+            Self.setRows(of: wheel, in: &rows) { item in
+                let title = title(slot: index, item: item)
+                return (title.text, title.isFailure)
+            }
         case .computed(_, let function?):
             switch calls {
             case .success(let calls):
                 fillComputedRows(&rows, slot: index, wheel: wheel, function: function, calls: calls)
             case .failure(let error):
                 reportOnce(index, key: "\(error)", ScriptProblem(error))
-                Self.setRows(of: wheel, in: &rows) { _ in .failed(PickerFrame.errorMarker) }
+                Self.setRows(of: wheel, in: &rows) { _ in (PickerFrame.errorMarker, true) }
             case nil:
                 preconditionFailure("a title function without a run of calls")
             }
@@ -193,49 +196,55 @@ public final class Picker {
         // again in the next frame.
         var limitHit = false
         let titleCall = calls.target(function)
-        // A closure literal, not a local function: it is non-escaping, so its accesses to
-        // `cache` and `limitHit` are checked statically, not at run time.
-        Self.setRows(of: wheel, in: &rows) { item in
-            if let cached = cache[item] { return cached }
-            if limitHit { return .failed(PickerFrame.errorMarker) }
-            let title: PickerTitle
-            do {
-                title = .text(try titleCall.call(item + 1, returning: String.self))
-            } catch LuaError.typeMismatch(let expected, _, _) where expected == "UTF-8 text" {
-                // Bytes that are not UTF-8: asked again and shown with replacement
-                // characters (a title function gives the same text each time).
-                title = self.title(slot: index, item: item)
-            } catch {
-                // Cached like any failure: this row shows the marker until the reload.
-                title = titleFailure(error, slot: index, item: item, function: function, limitHit: &limitHit)
+        // Closure literals, not local functions: they are non-escaping, so their accesses
+        // to `limitHit` are checked statically, not at run time.
+        cache.withSlots { slots in
+            Self.setRows(of: wheel, in: &rows) { item in
+                let entry = slots.entry(for: item)
+                if let entry, entry.pointee.item == item { return (entry.pointee.text, entry.pointee.failed) }
+                if limitHit { return (PickerFrame.errorMarker, true) }
+                let title: PickerTitle
+                do {
+                    let text = try titleCall.call(item + 1, returning: String.self)
+                    entry?.pointee = TitleCache.Entry(item: item, text: text, failed: false)
+                    return (text, false)
+                } catch LuaError.typeMismatch(let expected, _, _) where expected == "UTF-8 text" {
+                    // Bytes that are not UTF-8: asked again and shown with replacement
+                    // characters (a title function gives the same text each time).
+                    title = self.title(slot: index, item: item)
+                } catch {
+                    // Cached like any failure: this row shows the marker until the reload.
+                    title = titleFailure(error, slot: index, item: item, function: function, limitHit: &limitHit)
+                }
+                entry?.pointee = TitleCache.Entry(item: item, text: title.text, failed: title.isFailure)
+                return (title.text, title.isFailure)
             }
-            cache[item] = title
-            return title
         }
     }
 
-    /// Replaces `rows` with the wheel's visible rows and their titles, in place when the
-    /// count is the same (the rows come from `CircularWheel.forEachRow`: no array of them).
+    /// Sets `rows` to the wheel's visible rows and their titles, in place (the rows come
+    /// from `CircularWheel.forEachRow`: no array of them, and the array is checked for
+    /// uniqueness once, not per row).
     @inline(__always)
     private static func setRows(of wheel: CircularWheel, in rows: inout [PickerFrame.Row],
-                                title: (_ item: Int) -> PickerTitle) {
-        let inPlace = rows.count == wheel.visibleRows
-        if !inPlace {
-            rows.removeAll(keepingCapacity: true)
-            rows.reserveCapacity(wheel.visibleRows)
+                                title: (_ item: Int) -> (text: String, failed: Bool)) {
+        if rows.count != wheel.visibleRows {
+            rows = Array(repeating: PickerFrame.Row(offset: 0, item: nil, title: "", isSelected: false, isError: false),
+                         count: wheel.visibleRows)
         }
-        var position = 0
-        wheel.forEachRow { row in
-            let built: PickerFrame.Row
-            if let item = row.item {
-                let text = title(item)
-                built = PickerFrame.Row(offset: row.offset, item: item, title: text.text,
-                                        isSelected: row.isSelected, isError: text.isFailure)
-            } else {
-                built = PickerFrame.Row(offset: row.offset, item: nil, title: "", isSelected: false, isError: false)
+        rows.withUnsafeMutableBufferPointer { out in
+            var position = 0
+            // forEachRow gives exactly `visibleRows` rows, the count of `out`.
+            wheel.forEachRow { row in
+                if let item = row.item {
+                    let (text, failed) = title(item)
+                    out[position] = PickerFrame.Row(offset: row.offset, item: item, title: text,
+                                                    isSelected: row.isSelected, isError: failed)
+                } else {
+                    out[position] = PickerFrame.Row(offset: row.offset, item: nil, title: "", isSelected: false, isError: false)
+                }
+                position += 1
             }
-            if inPlace { rows[position] = built } else { rows.append(built) }
-            position += 1
         }
     }
 

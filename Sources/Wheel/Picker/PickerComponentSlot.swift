@@ -52,15 +52,18 @@ struct ComponentSlot {
 /// turns. It holds at least four screens of rows, so a frame's rows never evict each other.
 struct TitleCache {
     /// Entry `item & mask` holds that item's title, or an item of -1 when empty. One array
-    /// of entries: a lookup reads one entry and a store checks one buffer for uniqueness.
+    /// of plain entries (a string and a flag, no enum): a frame checks it for uniqueness
+    /// once and copies a title with one retain.
     private var entries: [Entry]
     private var mask: Int
 
-    private struct Entry {
+    struct Entry {
         var item: Int
-        var title: PickerTitle?
+        var text: String
+        /// The text is the error marker of a failed title.
+        var failed: Bool
 
-        static var empty: Entry { Entry(item: -1, title: nil) }
+        static var empty: Entry { Entry(item: -1, text: "", failed: false) }
     }
 
     init(rows: Int) {
@@ -91,11 +94,35 @@ struct TitleCache {
     subscript(item: Int) -> PickerTitle? {
         get {
             let slot = item & mask
-            return slot < entries.count && entries[slot].item == item ? entries[slot].title : nil
+            guard slot < entries.count, entries[slot].item == item else { return nil }
+            let entry = entries[slot]
+            return entry.failed ? .failed(entry.text) : .text(entry.text)
         }
         set {
             guard !entries.isEmpty else { return }
-            entries[item & mask] = newValue == nil ? .empty : Entry(item: item, title: newValue)
+            entries[item & mask] = newValue.map { Entry(item: item, text: $0.text, failed: $0.isFailure) } ?? .empty
+        }
+    }
+
+    /// Lookups and stores for a frame's rows: `body` gets the entries, checked for
+    /// uniqueness once, as a `Slots` that finds an item's entry.
+    @inline(__always)
+    mutating func withSlots<R>(_ body: (Slots) throws -> R) rethrows -> R {
+        let mask = mask
+        return try entries.withUnsafeMutableBufferPointer { try body(Slots(entries: $0, mask: mask)) }
+    }
+
+    /// The cache's entries for the length of `withSlots`.
+    struct Slots {
+        let entries: UnsafeMutableBufferPointer<Entry>
+        let mask: Int
+
+        /// The entry that holds `item`'s title when it is cached; nil for a detached cache.
+        @inline(__always)
+        func entry(for item: Int) -> UnsafeMutablePointer<Entry>? {
+            let slot = item & mask
+            guard slot < entries.count else { return nil }
+            return entries.baseAddress! + slot
         }
     }
 
