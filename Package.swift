@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 // Wheel: a Swift runtime that embeds Lua 5.4 for scripted UI objects.
 // The target graph follows ../shared/DESIGN.md: CLua → CLuaShim → Lua → Wheel → wheel-run,
-// with WheelCore (pure state machines) beside the bridge.
+// with WheelCore (pure state machines) beside the bridge, and WheelServer (a loopback HTTP
+// server for fixtures and fault injection) beside the runtime.
 import PackageDescription
 
 let package = Package(
@@ -10,11 +11,14 @@ let package = Package(
         .library(name: "Lua", targets: ["Lua"]),
         .library(name: "WheelCore", targets: ["WheelCore"]),
         .library(name: "Wheel", targets: ["Wheel"]),
+        .library(name: "WheelServer", targets: ["WheelServer"]),
         .executable(name: "wheel-run", targets: ["wheel-run"]),
         .executable(name: "wheel-bench", targets: ["wheel-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Debian's liblua5.4-dev and lua-cjson-dev. pkg-config `lua5.4-cjson` requires `lua5.4`,
@@ -29,23 +33,45 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         .target(name: "Lua", dependencies: ["CLua", "CLuaShim"]),
         .target(name: "WheelCore"),
-        .target(name: "Wheel", dependencies: ["Lua", "WheelCore"]),
+        .target(
+            name: "Wheel",
+            dependencies: [
+                "Lua", "WheelCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The loopback HTTP/1.1 server that serves fixtures and injects faults.
+        .target(
+            name: "WheelServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "wheel-run",
-            dependencies: ["Wheel", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Wheel", "WheelServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // Benchmarks: Wheel against the same work written with the raw C API, in one process.
         .target(name: "CLuaReference", dependencies: ["CLua"], path: "Benchmarks/CLuaReference"),
         .executableTarget(
             name: "wheel-bench",
-            dependencies: ["Lua", "CLua", "CLuaReference", "Wheel"],
+            dependencies: ["Lua", "CLua", "CLuaReference", "Wheel", "WheelServer"],
             path: "Benchmarks/wheel-bench"
         ),
 
         .testTarget(name: "LuaTests", dependencies: ["Lua", "CLua"]),
         .testTarget(name: "WheelCoreTests", dependencies: ["WheelCore"]),
-        .testTarget(name: "WheelTests", dependencies: ["Wheel", "Lua", "CLua"]),
+        .testTarget(name: "WheelTests", dependencies: ["Wheel", "Lua", "CLua", "WheelServer"]),
+        .testTarget(
+            name: "WheelServerTests",
+            dependencies: ["WheelServer", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
         .testTarget(name: "WheelRunTests", dependencies: ["Wheel"]),
     ]
 )

@@ -68,9 +68,10 @@ extension LuaState {
 
     /// Runs `function` in a new coroutine until it returns, awaiting the async host
     /// functions it calls. `pushArguments` pushes the arguments and returns their count.
-    func drive<R: LuaReadable>(
+    func drive<R>(
         _ function: LuaFunction, pushArguments: (LuaState) -> Int32,
-        isolation: isolated (any Actor)?
+        isolation: isolated (any Actor)?,
+        readResults: (_ first: Int32, _ count: Int32) throws -> R
     ) async throws -> R {
         try checkOpen()
         enter()
@@ -89,9 +90,7 @@ extension LuaState {
             wl_call_end(main, depth)
             switch status {
             case LUA_OK:
-                return try onThread(thread) {
-                    try R.read(from: self, at: results > 0 ? lua_gettop(thread) - results + 1 : lua_gettop(thread) + 1)
-                }
+                return try onThread(thread) { try readResults(lua_gettop(thread) - results + 1, results) }
             case LUA_YIELD:
                 let parked = results == 1 && lua_touserdata(thread, -1) == wl_parked_marker()
                 lua_settop(thread, -results - 1)
@@ -100,6 +99,9 @@ extension LuaState {
                     let outcome: Result<[any LuaPushable & Sendable], any Error>
                     do { outcome = .success(try await operation()) } catch { outcome = .failure(error) }
                     try checkOpen()
+                    // A cancelled caller no longer wants the result: the coroutine is left
+                    // where it is (and collected) rather than resumed to make more requests.
+                    try Task.checkCancellation()
                     arguments = onThread(thread) { resumeValues(outcome) }
                 } else {
                     // A plain coroutine.yield in the driven function: let others run, then
@@ -153,7 +155,24 @@ extension LuaFunction {
                 count += 1
             }
             return count
-        }, isolation: isolation)
+        }, isolation: isolation) { [state] first, count in
+            // With no result, `first` is one past the top: it reads as none (nil).
+            try R.read(from: state, at: first)
+        }
+    }
+
+    /// Calls the function as a coroutine, awaits it, and returns all its results.
+    public func callAsyncForValues(
+        _ arguments: [LuaValue], isolation: isolated (any Actor)? = #isolation
+    ) async throws -> [LuaValue] {
+        try await state.drive(self, pushArguments: { state in
+            _ = lua_checkstack(state.handle, Int32(arguments.count) + 4)
+            for argument in arguments { argument.push(to: state) }
+            return Int32(arguments.count)
+        }, isolation: isolation) { [state] first, count in
+            _ = lua_checkstack(state.handle, 4)
+            return try (0..<count).map { try LuaValue.read(from: state, at: first + $0) }
+        }
     }
 
     /// Calls the function as a coroutine, awaits it, and ignores its results.

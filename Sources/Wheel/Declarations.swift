@@ -1,5 +1,5 @@
-/// The declaration functions scripts call (`picker "name" { ... }`) and the objects they
-/// made, kept in declaration order.
+/// The declaration functions scripts call (`picker "name" { ... }`, `feed "name" { ... }`)
+/// and the objects they made, kept in declaration order.
 ///
 /// ```lua
 /// picker "resistor" { components = { ... } }       -- the DSL form: a name, then a table
@@ -9,33 +9,47 @@ import Lua
 
 final class Declarations {
     private(set) var pickers: [Picker] = []
+    private(set) var feeds: [Feed] = []
     var onProblem: ((ScriptProblem) -> Void)?
+    /// The actor the runtime lives on, where feeds run their fetches; nil when the
+    /// runtime was made and run outside any actor.
+    var actor: (any Actor)?
 
-    /// Puts `picker` in the library every script environment copies.
+    /// Puts `picker` and `feed` in the library every script environment copies.
     func install(in state: LuaState) throws {
-        let declare = state.function { [unowned self] (call: LuaCall) -> LuaReturn in
-            let state = call.state
+        try state.library().set("picker", declaration("picker", example: "components = { ... }", in: state) { [unowned self] in
+            try self.declarePicker($0, spec: $1, in: $2)
+        })
+        try state.library().set("feed", declaration("feed", example: "fetch = function(key, size) ... end", in: state) { [unowned self] in
+            try self.declareFeed($0, spec: $1, in: $2)
+        })
+    }
+
+    /// The function scripts call as `kind "name" { ... }` or `kind("name", { ... })`;
+    /// `declare` makes the object and returns the script's handle on it.
+    private func declaration(_ kind: String, example: String, in state: LuaState,
+                             declare: @escaping (String, LuaTable, LuaState) throws -> LuaValue) -> LuaFunction {
+        state.function { (call: LuaCall) -> LuaReturn in
             guard case .string(let raw) = try call.argument(1, as: LuaValue.self), let name = raw.string, !name.isEmpty else {
-                throw ArgumentError(position: 1, message: "a picker's name must be a non-empty string: picker \"name\" { ... }")
+                throw ArgumentError(position: 1, message: "a \(kind)'s name must be a non-empty string: \(kind) \"name\" { ... }")
             }
             if call.count >= 2 {
-                return call.return(try self.declarePicker(name, spec: try call.argument(2), in: state))
+                return call.return(try declare(name, try call.argument(2), call.state))
             }
-            // `picker "name"` returns the function that takes the table.
-            return call.return(state.function { [unowned self] (spec: LuaCall) -> LuaReturn in
+            // `kind "name"` returns the function that takes the table.
+            return call.return(call.state.function { (spec: LuaCall) -> LuaReturn in
                 let table: LuaTable
                 do {
                     table = try spec.argument(1)
                 } catch {
-                    throw spec.state.callerError("picker '\(name)' needs a table: picker \"\(name)\" { components = { ... } }")
+                    throw spec.state.callerError("\(kind) '\(name)' needs a table: \(kind) \"\(name)\" { \(example) }")
                 }
-                return spec.return(try self.declarePicker(name, spec: table, in: spec.state))
+                return spec.return(try declare(name, table, spec.state))
             })
         }
-        try state.library().set("picker", declare)
     }
 
-    private func declarePicker(_ name: String, spec: LuaTable, in state: LuaState) throws -> Picker {
+    private func declarePicker(_ name: String, spec: LuaTable, in state: LuaState) throws -> LuaValue {
         guard !pickers.contains(where: { $0.name == name }) else {
             throw state.callerError("a picker named '\(name)' is already declared")
         }
@@ -48,6 +62,23 @@ final class Declarations {
         // Counts are computed now, in order; a count function that asks for another
         // component's selection computes that one first.
         for index in picker.slots.indices { picker.resolve(index) }
-        return picker
+        return picker.scriptObject
+    }
+
+    private func declareFeed(_ name: String, spec: LuaTable, in state: LuaState) throws -> LuaValue {
+        guard !feeds.contains(where: { $0.name == name }) else {
+            throw state.callerError("a feed named '\(name)' is already declared")
+        }
+        let feed = try Feed.declare(name: name, spec: spec, state: state, actor: { [weak self] in self?.actor }) { [weak self] problem in
+            self?.onProblem?(problem)
+        }
+        feed.scriptObject = try state.value(feed)
+        feeds.append(feed)
+        return feed.scriptObject
+    }
+
+    /// Stops what the declared objects have in flight (the runtime is going away).
+    func stop() {
+        for feed in feeds { feed.stop() }
     }
 }

@@ -24,32 +24,65 @@ public final class Runtime {
         public var timeout: Duration?
         /// Where `print` and warnings go.
         public var log: LuaLogSink?
+        /// How the `http` module reaches the network; nil leaves `http` out of the scripts'
+        /// library. The default is AsyncHTTPClient with a 16 MiB body limit.
+        public var transport: (any HTTPTransport)?
+        /// The timeout of an `http` request that does not give its own.
+        public var httpTimeout: Duration
 
         public init(trusted: Bool = false, memoryLimit: Int? = 256 << 20,
-                    timeout: Duration? = .seconds(1), log: LuaLogSink? = nil) {
+                    timeout: Duration? = .seconds(1), log: LuaLogSink? = nil,
+                    transport: (any HTTPTransport)? = AsyncHTTPClientTransport(),
+                    httpTimeout: Duration = HTTPRequest.defaultTimeout) {
             self.trusted = trusted
             self.memoryLimit = memoryLimit
             self.timeout = timeout
             self.log = log
+            self.transport = transport
+            self.httpTimeout = httpTimeout
         }
     }
 
     public let state: LuaState
     let declarations = Declarations()
 
-    public init(options: Options = Options()) throws {
+    /// Makes a runtime that lives on `isolation` (by default the caller's actor), where
+    /// feeds run their fetches. Made outside any actor, it takes the actor of its first
+    /// `run`; until it has one, feeds cannot fetch.
+    public init(options: Options = Options(), isolation: isolated (any Actor)? = #isolation) throws {
         state = try LuaState(options: .init(
             mode: options.trusted ? .trusted : .sandboxed, memoryLimit: options.memoryLimit,
             timeout: options.timeout, log: options.log))
         try declarations.install(in: state)
+        if let transport = options.transport {
+            try HTTPModule(transport: transport, timeout: options.httpTimeout).install(in: state)
+        }
+        declarations.actor = isolation
     }
 
     /// Closing the state releases what Lua holds of the declared objects, and with it the
     /// references they hold to the state's functions (a cycle that only this breaks).
-    deinit { state.close() }
+    deinit {
+        declarations.stop()
+        state.close()
+    }
 
     /// The pickers the script declared, in declaration order.
     public var pickers: [Picker] { declarations.pickers }
+
+    /// Gives every script a global `name` (call it before `run`), as `wheel-run --serve`
+    /// gives `SERVER`: `try runtime.define("SERVER", "http://127.0.0.1:8080")`.
+    public func define<V: LuaPushable>(_ name: String, _ value: V) throws {
+        try state.library().set(name, value)
+    }
+
+    /// The feeds the script declared, in declaration order.
+    public var feeds: [Feed] { declarations.feeds }
+
+    /// The feed the script declared as `feed "name" { ... }`.
+    public func feed(named name: String) -> Feed? {
+        declarations.feeds.first { $0.name == name }
+    }
 
     /// The picker the script declared as `picker "name" { ... }`.
     public func picker(named name: String) -> Picker? {
@@ -66,6 +99,7 @@ public final class Runtime {
 
     /// Loads the script at `path` and runs its main chunk to the end.
     public func run(file path: String, isolation: isolated (any Actor)? = #isolation) async throws {
+        if declarations.actor == nil { declarations.actor = isolation }
         let chunk = try state.load(file: path)
         try await chunk.callAsync(isolation: isolation)
     }

@@ -2,13 +2,18 @@
 /// declared objects, one event per line or separated by `;`.
 ///
 /// ```
-/// spin band1 +3        # turn a wheel by 3 rows (negative: up)
+/// spin band1 +3        # pickers: turn a wheel by 3 rows (negative: up)
 /// select tolerance 2   # select the 2nd item (1-based, as scripts count)
 /// reload day           # ask the script again for the count and titles (all components: reload)
+/// scroll +5            # feeds: move the viewport by 5 rows; scroll end, scroll top
+/// select 12            # select row 12 (the script's on_select runs)
+/// refresh              # fetch the first page again
+/// retry                # try a failed fetch again
 /// ```
 ///
-/// A component may be named `picker.component` when several pickers declare it. Blank
-/// lines and `#` comments are skipped.
+/// A component may be named `picker.component` when several pickers declare it; a feed
+/// event may name its feed first (`scroll articles +5`) when the script declares several.
+/// Blank lines and `#` comments are skipped.
 import Wheel
 
 struct InputEvent: Equatable {
@@ -16,6 +21,22 @@ struct InputEvent: Equatable {
         case spin(component: String, rows: Int)
         case select(component: String, index: Int)
         case reload(component: String?)
+        case scroll(feed: String?, by: Scroll)
+        case selectRow(feed: String?, row: Int)
+        case refresh(feed: String?)
+        case retry(feed: String?)
+    }
+
+    enum Scroll: Equatable {
+        case rows(Int)
+        case top
+        case end
+    }
+
+    /// What an event acted on, whose frame is printed after it.
+    enum Target {
+        case picker(Picker)
+        case feed(Feed)
     }
 
     var action: Action
@@ -48,20 +69,89 @@ struct InputEvent: Equatable {
             }
             return value
         }
+        func scroll(_ word: String) throws(EventError) -> Scroll {
+            switch word {
+            case "top": return .top
+            case "end": return .end
+            default: return .rows(try number(word, "rows to scroll, such as +5, -3, top or end"))
+            }
+        }
         switch (words.first, words.count) {
         case ("spin", 3): return .spin(component: words[1], rows: try number(words[2], "rows to turn, such as +3 or -2"))
+        case ("select", 2): return .selectRow(feed: nil, row: try number(words[1], "a row from 1"))
+        // `select <name> <n>`: a feed's row when <name> is a feed, else a picker's component.
         case ("select", 3): return .select(component: words[1], index: try number(words[2], "an index from 1"))
         case ("reload", 1): return .reload(component: nil)
         case ("reload", 2): return .reload(component: words[1])
+        case ("scroll", 2): return .scroll(feed: nil, by: try scroll(words[1]))
+        case ("scroll", 3): return .scroll(feed: words[1], by: try scroll(words[2]))
+        case ("refresh", 1), ("refresh", 2): return .refresh(feed: words.count == 2 ? words[1] : nil)
+        case ("retry", 1), ("retry", 2): return .retry(feed: words.count == 2 ? words[1] : nil)
         case ("spin", _): throw EventError("\(place): spin needs a component and a row count: spin band1 +3")
-        case ("select", _): throw EventError("\(place): select needs a component and an index from 1: select tolerance 2")
+        case ("select", _): throw EventError("\(place): select needs a component and an index from 1 (select tolerance 2), or a feed's row (select 12)")
         case ("reload", _): throw EventError("\(place): reload takes at most a component: reload day")
-        default: throw EventError("\(place): unknown event '\(text)'; events are spin, select and reload")
+        case ("scroll", _): throw EventError("\(place): scroll needs a row count, top or end, after the feed's name if there are several: scroll +5")
+        case ("refresh", _), ("retry", _): throw EventError("\(place): \(words[0]) takes at most a feed's name: \(words[0]) articles")
+        default: throw EventError("\(place): unknown event '\(text)'; events are spin, select, reload, scroll, refresh and retry")
         }
     }
 
-    /// Applies the event to the picker that has the component; returns that picker.
-    func apply(to pickers: [Picker]) throws(EventError) -> Picker {
+    /// Applies the event to the object it names; returns that object.
+    func apply(to runtime: Runtime) throws(EventError) -> Target {
+        switch action {
+        case .select(let name, let index) where runtime.feed(named: name) != nil:
+            return .feed(try selectRow(index, in: try feed(name, in: runtime)))
+        case .spin, .select, .reload:
+            return .picker(try apply(to: runtime.pickers))
+        case .scroll(let name, let scroll):
+            let feed = try feed(name, in: runtime)
+            let height = feed.viewport.isEmpty ? FeedText.viewportRows : feed.viewport.count
+            let first: Int
+            switch scroll {
+            case .top: first = 0
+            case .end: first = max(0, feed.rowCount - height)
+            case .rows(let rows): first = max(0, min(feed.viewport.lowerBound + rows, feed.rowCount - 1))
+            }
+            feed.setViewport(first..<(first + height))
+            return .feed(feed)
+        case .selectRow(let name, let row):
+            return .feed(try selectRow(row, in: try feed(name, in: runtime)))
+        case .refresh(let name):
+            let feed = try feed(name, in: runtime)
+            feed.refresh()
+            return .feed(feed)
+        case .retry(let name):
+            let feed = try feed(name, in: runtime)
+            feed.retry()
+            return .feed(feed)
+        }
+    }
+
+    private func selectRow(_ row: Int, in feed: Feed) throws(EventError) -> Feed {
+        do { try feed.select(row - 1) } catch { throw EventError("\(origin): \(error)") }
+        return feed
+    }
+
+    /// The feed an event names, or the only one.
+    private func feed(_ name: String?, in runtime: Runtime) throws(EventError) -> Feed {
+        let feeds = runtime.feeds
+        if let name {
+            guard let feed = runtime.feed(named: name) else {
+                throw EventError("\(origin): no feed '\(name)'" + (feeds.isEmpty ? " (the script declares no feed)" : " (feeds: \(feeds.map(\.name).joined(separator: ", ")))"))
+            }
+            return feed
+        }
+        guard feeds.count == 1, let feed = feeds.first else {
+            throw EventError(feeds.isEmpty
+                ? "\(origin): '\(text)' acts on a feed, and the script declares none"
+                : "\(origin): the script declares \(feeds.count) feeds; name one: \(text.split(separator: " ")[0]) \(feeds[0].name) ...")
+        }
+        return feed
+    }
+
+    /// Applies a picker event to the picker that has the component; returns that picker.
+    private func apply(to pickers: [Picker]) throws(EventError) -> Picker {
+        guard !pickers.isEmpty else { throw EventError("\(origin): '\(text)' acts on a picker, and the script declares none") }
         switch action {
         case .spin(let name, let rows):
             let (picker, id) = try resolve(name, in: pickers)
@@ -86,6 +176,8 @@ struct InputEvent: Equatable {
             }
             do { try picker.reload() } catch { throw EventError("\(origin): \(error)") }
             return picker
+        case .scroll, .selectRow, .refresh, .retry:
+            preconditionFailure("a feed event applied to pickers")
         }
     }
 

@@ -8,6 +8,7 @@ import ArgumentParser
 import Foundation
 import Lua
 import Wheel
+import WheelServer
 
 @main
 struct WheelRun: AsyncParsableCommand {
@@ -20,7 +21,10 @@ struct WheelRun: AsyncParsableCommand {
             script's folder. --trusted gives the whole standard library.
             A script that declares pickers gets a text frame of each; --events drives them, \
             one event per line or separated by ';': spin <component> <rows>, \
-            select <component> <index>, reload [<component>].
+            select <component> <index>, reload [<component>]. A script that declares feeds \
+            gets a frame of each; its events are scroll [<feed>] <rows>|top|end, \
+            select [<feed>] <row>, refresh [<feed>] and retry [<feed>]. --serve <folder> \
+            serves a folder over HTTP for the script (its address in SERVER).
             Exit status: 0 success, 1 script error, 2 usage error.
             """)
 
@@ -45,6 +49,10 @@ struct WheelRun: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A file of input events, one per line.", valueName: "path"))
     var eventsFile: String?
 
+    @Option(help: ArgumentHelp("Serve this folder over HTTP on 127.0.0.1 while the script runs; the script's global SERVER holds the address.", valueName: "folder"))
+    var serve: String?
+
+    @MainActor
     mutating func run() async throws {
         guard FileManager.default.fileExists(atPath: script) else {
             throw ValidationError("no such file: \(script)")
@@ -66,14 +74,34 @@ struct WheelRun: AsyncParsableCommand {
             problems += 1
             Output.error(problem.message)
         }
+        let server = try await startServer()
         do {
+            if let server { try runtime.define("SERVER", server.baseURL) }
             try await runtime.run(file: script)
+            try await present(runtime, events: input)
         } catch {
+            try? await server?.stop()
+            if error is ValidationError { throw error }
             Output.error(Runtime.report(error))
             throw ExitCode(1)
         }
-        try present(runtime, events: input)
+        try? await server?.stop()
         if problems > 0 { throw ExitCode(1) }
+    }
+
+    /// The fixture server of `--serve`, started on a free loopback port.
+    private func startServer() async throws -> FixtureServer? {
+        guard let folder = serve else { return nil }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ValidationError("--serve: no such folder: \(folder)")
+        }
+        do {
+            return try await FixtureServer.start(root: folder)
+        } catch {
+            Output.error("--serve: cannot start the fixture server: \(error)")
+            throw ExitCode(1)
+        }
     }
 
     /// The events of --events and --events-file, parsed before the script runs.
@@ -95,25 +123,47 @@ struct WheelRun: AsyncParsableCommand {
         return events
     }
 
-    /// Prints a frame of every declared picker, then applies the events, printing the
-    /// frame of the picker each one changed. Until the interactive terminal UI arrives,
-    /// a terminal gets the same frames as a pipe (`--headless`).
-    private func present(_ runtime: Runtime, events: [InputEvent]) throws {
-        let pickers = runtime.pickers
-        guard !pickers.isEmpty else {
-            if !events.isEmpty { throw ValidationError("the script declares no picker for the events to act on") }
+    /// Prints a frame of every declared picker and feed, then applies the events, printing
+    /// the frame of the object each one changed. A feed's frame is printed once its fetches
+    /// have settled; when an event starts a fetch, the frame with the `loading…` footer
+    /// comes first. Until the interactive terminal UI arrives, a terminal gets the same
+    /// frames as a pipe (`--headless`).
+    @MainActor
+    private func present(_ runtime: Runtime, events: [InputEvent]) async throws {
+        guard !runtime.pickers.isEmpty || !runtime.feeds.isEmpty else {
+            if !events.isEmpty { throw ValidationError("the script declares nothing for the events to act on") }
             return
         }
-        for picker in pickers { Output.frame(PickerText.render(picker.frame(), picker: picker)) }
+        for picker in runtime.pickers { Output.frame(PickerText.render(picker.frame(), picker: picker)) }
+        for feed in runtime.feeds {
+            feed.setViewport(0..<FeedText.viewportRows)
+            await show(feed, after: nil)
+        }
         for event in events {
-            let picker: Picker
+            let target: InputEvent.Target
             do {
-                picker = try event.apply(to: pickers)
+                target = try event.apply(to: runtime)
             } catch {
                 throw ValidationError(error.description)
             }
-            Output.frame("> \(event.text)\n" + PickerText.render(picker.frame(), picker: picker))
+            switch target {
+            case .picker(let picker):
+                Output.frame("> \(event.text)\n" + PickerText.render(picker.frame(), picker: picker))
+            case .feed(let feed):
+                await show(feed, after: event.text)
+            }
         }
+    }
+
+    /// Prints a feed's frame: first while it loads, if it does, then once it has settled.
+    @MainActor
+    private func show(_ feed: Feed, after event: String?) async {
+        let heading = event.map { "> \($0)\n" } ?? ""
+        if !feed.isSettled {
+            Output.frame(heading + FeedText.render(feed))
+            await feed.settle()
+        }
+        Output.frame(heading + FeedText.render(feed))
     }
 
     /// Usage errors exit with 2 (ArgumentParser's own default is 64).

@@ -27,24 +27,24 @@ extension Picker {
                         reportProblem: @escaping (ScriptProblem) -> Void) throws -> Picker {
         func fail(_ message: String) -> LuaError { state.callerError("picker '\(name)': " + message) }
 
-        try checkFields(of: spec, allowed: fields, what: "picker '\(name)'", fail: { state.callerError($0) })
+        try Declaring.checkFields(of: spec, allowed: fields, what: "picker '\(name)'", fail: { state.callerError($0) })
         let rows: Int
         switch try spec.rawGet("rows", as: LuaValue.self) {
         case .nil: rows = 7
         case .integer(let value) where value >= 1 && value <= 1000: rows = Int(value)
-        case let value: throw fail("rows must be a whole number from 1 to 1000, not \(describe(value))")
+        case let value: throw fail("rows must be a whole number from 1 to 1000, not \(Declaring.describe(value))")
         }
         let status: String
         switch try spec.rawGet("status", as: LuaValue.self) {
         case .nil: status = ""
         case .string(let text): status = text.description
-        case let value: throw fail("status must be a string, not \(describe(value))")
+        case let value: throw fail("status must be a string, not \(Declaring.describe(value))")
         }
         let onChange: LuaFunction?
         switch try spec.rawGet("on_change", as: LuaValue.self) {
         case .nil: onChange = nil
         case .function(let function): onChange = function
-        case let value: throw fail("on_change must be a function, not \(describe(value))")
+        case let value: throw fail("on_change must be a function, not \(Declaring.describe(value))")
         }
         guard case .table(let list) = try spec.rawGet("components", as: LuaValue.self) else {
             throw fail("components must be a list of tables, one per wheel")
@@ -55,7 +55,7 @@ extension Picker {
         var seen: [String: Int] = [:]
         for position in 1...list.count {
             guard case .table(let table) = try list.rawGet(position, as: LuaValue.self) else {
-                throw fail("component \(position) is \(describe(try list.rawGet(position, as: LuaValue.self))), expected a table")
+                throw fail("component \(position) is \(Declaring.describe(try list.rawGet(position, as: LuaValue.self))), expected a table")
             }
             // Component errors name the component, as in `component 'band1' item 3 is a table`.
             let slot = try component(table, position: position, rows: rows, fail: { state.callerError($0) })
@@ -76,23 +76,23 @@ extension Picker {
         case .nil: id = String(position)
         case .string(let text) where !text.bytes.isEmpty: id = text.description
         case .integer(let number): id = String(number)
-        case let value: throw fail("component \(position): id must be a non-empty string, not \(describe(value))")
+        case let value: throw fail("component \(position): id must be a non-empty string, not \(Declaring.describe(value))")
         }
         let name = "component '\(id)'"
-        try checkFields(of: table, allowed: componentFields, what: name, fail: fail)
+        try Declaring.checkFields(of: table, allowed: componentFields, what: name, fail: fail)
 
         let wrap: WrapMode
         switch try table.rawGet("wrap", as: LuaValue.self) {
         case .nil: wrap = .auto
         case .boolean(let flag): wrap = flag ? .always : .never
         case .string(let text) where WrapMode(rawValue: text.description) != nil: wrap = WrapMode(rawValue: text.description)!
-        case let value: throw fail("\(name): wrap must be \"always\", \"never\", \"auto\", true or false, not \(describe(value))")
+        case let value: throw fail("\(name): wrap must be \"always\", \"never\", \"auto\", true or false, not \(Declaring.describe(value))")
         }
         let selected: Int
         switch try table.rawGet("selected", as: LuaValue.self) {
         case .nil: selected = 1
         case .integer(let index) where index >= 1: selected = Int(clamping: index)
-        case let value: throw fail("\(name): selected must be a whole number from 1, not \(describe(value))")
+        case let value: throw fail("\(name): selected must be a whole number from 1, not \(Declaring.describe(value))")
         }
 
         let items = try table.rawGet("items", as: LuaValue.self)
@@ -113,7 +113,7 @@ extension Picker {
             switch title {
             case .nil: titleFunction = nil
             case .function(let function): titleFunction = function
-            default: throw fail("\(name): title must be a function(p, index), not \(describe(title))")
+            default: throw fail("\(name): title must be a function(p, index), not \(Declaring.describe(title))")
             }
             switch count {
             case .function(let function):
@@ -124,10 +124,10 @@ extension Picker {
                 case .failure(let reason): throw fail("\(name): count is \(reason)")
                 }
             default:
-                throw fail("\(name): count must be a number or a function(p), not \(describe(count))")
+                throw fail("\(name): count must be a number or a function(p), not \(Declaring.describe(count))")
             }
         case (let items, _, _):
-            throw fail("\(name): items must be a list of strings, not \(describe(items))")
+            throw fail("\(name): items must be a list of strings, not \(Declaring.describe(items))")
         }
         return ComponentSlot(id: id, source: source, wrap: wrap, visibleRows: rows, initialSelection: selected - 1)
     }
@@ -145,33 +145,10 @@ extension Picker {
             case .integer, .number:
                 items.append(try list.rawGet(position, as: String.self))
             case let value:
-                throw fail("\(name) item \(position) is \(describe(value)), expected a string")
+                throw fail("\(name) item \(position) is \(Declaring.describe(value)), expected a string")
             }
         }
         return items
-    }
-
-    private static func checkFields(of table: LuaTable, allowed: Set<String>, what: String,
-                                    fail: (String) -> LuaError) throws {
-        for (key, _) in try table.pairs() {
-            guard case .string(let text) = key, let name = text.string else {
-                throw fail("\(what) has a field with a \(key.typeName) key; fields are named")
-            }
-            guard allowed.contains(name) else {
-                throw fail("\(what) has an unknown field '\(name)' (fields: \(allowed.sorted().joined(separator: ", ")))")
-            }
-        }
-    }
-
-    /// `a table`, `a boolean`, `the string "x"`, `the number 3`: a value in a message.
-    static func describe(_ value: LuaValue) -> String {
-        switch value {
-        case .nil: "nil"
-        case .string(let text): "the string \"\(text.description.prefix(40))\""
-        case .integer(let number): "the number \(number)"
-        case .number(let number): "the number \(ComponentCount.luaNumber(number))"
-        default: "a \(value.typeName)"
-        }
     }
 }
 

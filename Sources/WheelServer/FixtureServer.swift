@@ -1,0 +1,241 @@
+/// A loopback HTTP/1.1 server for examples, tests and benchmarks: it serves a folder of
+/// fixtures, answers through a handler, misbehaves on request (delays, slow bodies, resets,
+/// hangs), and logs every request with its timing.
+///
+/// ```swift
+/// let server = try await FixtureServer.start(root: "examples/feed", handler: PagedItems(total: 95).handler)
+/// // GET \(server.baseURL)/items?page=2&size=20   → {"items":[{"id":21,"title":"Item 21"},...],"next":3}
+/// // GET \(server.baseURL)/articles.json          → the file examples/feed/articles.json
+/// print(server.requestCount(pathPrefix: "/items"), server.maxInFlight(pathPrefix: "/items"))
+/// try await server.stop()
+/// ```
+///
+/// It listens on 127.0.0.1 only, on the given port or (port 0, the default) one the system
+/// picks. The handler, when there is one, answers every request; its `.file(path)` reply
+/// falls through to the static files. Connections are kept alive as HTTP/1.1 asks;
+/// `stop()` closes the listener and every connection, a hanging one included.
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public final class FixtureServer: Sendable {
+    /// Answers a request; runs concurrently for concurrent requests.
+    public typealias Handler = @Sendable (ServerRequest) async -> ServerReply
+
+    /// The port the server listens on.
+    public let port: Int
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    private let listener: any Channel
+    private let core: ServerCore
+    private let serving: Task<Void, Never>
+
+    private init(port: Int, listener: any Channel, core: ServerCore, serving: Task<Void, Never>) {
+        self.port = port
+        self.listener = listener
+        self.core = core
+        self.serving = serving
+    }
+
+    /// Starts a server on 127.0.0.1:`port` (0: any free port) that serves the files under
+    /// `root` and answers through `handler`.
+    public static func start(root: String? = nil, port: Int = 0, handler: Handler? = nil) async throws -> FixtureServer {
+        let core = ServerCore(files: StaticFiles(root: root), handler: handler)
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 256)
+            .bind(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(
+                        wrappingChannelSynchronously: channel)
+                }
+            }
+        let boundPort = listener.channel.localAddress?.port ?? port
+        let serving = Task {
+            _ = try? await listener.executeThenClose { connections in
+                await withDiscardingTaskGroup { group in
+                    do {
+                        for try await connection in connections {
+                            group.addTask { await core.serve(connection) }
+                        }
+                    } catch {
+                        // The listener closed: stop() is under way.
+                    }
+                }
+            }
+        }
+        return FixtureServer(port: boundPort, listener: listener.channel, core: core, serving: serving)
+    }
+
+    /// Stops listening, closes every connection (hanging requests end there) and waits
+    /// until all of them have finished.
+    public func stop() async throws {
+        serving.cancel()
+        try? await listener.close()
+        core.closeConnections()
+        await serving.value
+    }
+
+    // MARK: - The request log
+
+    /// Every request received so far, in the order they arrived.
+    public var requests: [LoggedRequest] { core.log.all }
+
+    /// How many requests whose path starts with `pathPrefix` arrived.
+    public func requestCount(pathPrefix: String = "/") -> Int { core.log.count(pathPrefix: pathPrefix) }
+
+    /// How many requests whose path starts with `pathPrefix` are in flight now.
+    public func inFlight(pathPrefix: String = "/") -> Int { core.log.inFlight(pathPrefix: pathPrefix) }
+
+    /// The most requests whose path starts with `pathPrefix` that were in flight at once.
+    public func maxInFlight(pathPrefix: String = "/") -> Int { core.log.maxInFlight(pathPrefix: pathPrefix) }
+}
+
+/// What the connections share: the files, the handler, the log, and the open connections
+/// (so that `stop` can close them).
+final class ServerCore: Sendable {
+    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+
+    let files: StaticFiles
+    let handler: FixtureServer.Handler?
+    let log = RequestLog()
+    private let open = Mutex<(next: Int, channels: [Int: any Channel], stopped: Bool)>((0, [:], false))
+
+    init(files: StaticFiles, handler: FixtureServer.Handler?) {
+        self.files = files
+        self.handler = handler
+    }
+
+    func closeConnections() {
+        let channels = open.withLock { open in
+            open.stopped = true
+            return Array(open.channels.values)
+        }
+        for channel in channels { channel.close(promise: nil) }
+    }
+
+    /// Serves one connection's requests, one after the other, until the client closes it,
+    /// asks to close it, or a reply ends it (a reset, a hang).
+    func serve(_ connection: Connection) async {
+        let channel = connection.channel
+        let key: Int? = open.withLock { open in
+            guard !open.stopped else { return nil }
+            open.next += 1
+            open.channels[open.next] = channel
+            return open.next
+        }
+        guard let key else {
+            channel.close(promise: nil)
+            return
+        }
+        defer { _ = open.withLock { $0.channels.removeValue(forKey: key) } }
+        try? await connection.executeThenClose { inbound, outbound in
+            var head: HTTPRequestHead?
+            var body = ByteBuffer()
+            for try await part in inbound {
+                switch part {
+                case .head(let received):
+                    head = received
+                    body.clear()
+                case .body(var bytes):
+                    body.writeBuffer(&bytes)
+                case .end:
+                    guard let received = head else { continue }
+                    head = nil
+                    let request = ServerRequest(
+                        method: received.method.rawValue, target: received.uri,
+                        headers: received.headers.map { ($0.name, $0.value) },
+                        body: Array(buffer: body))
+                    let keepOpen = await respond(to: request, keepAlive: received.isKeepAlive,
+                                                 channel: channel, outbound: outbound)
+                    if !keepOpen { return }
+                }
+            }
+        }
+    }
+
+    /// Answers `request`, logging it; returns whether the connection may serve another.
+    private func respond(to request: ServerRequest, keepAlive: Bool, channel: any Channel,
+                         outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async -> Bool {
+        let position = log.start(request)
+        var status: Int?
+        defer { log.end(position, status: status) }
+        var reply = await handler?(request) ?? .file(request.path)
+        do {
+            while true {
+                switch reply {
+                case .delayed(let delay, let next):
+                    try await Task.sleep(for: delay)
+                    reply = next
+                    continue
+                case .file(let path):
+                    reply = .respond(files.response(method: request.method, path: path))
+                    continue
+                case .respond(let response):
+                    try await send(response, to: request, keepAlive: keepAlive, outbound: outbound)
+                    status = response.status
+                case .slowBody(let response, let chunkSize, let interval):
+                    try await send(response, to: request, keepAlive: keepAlive, outbound: outbound,
+                                   chunkSize: max(1, chunkSize), interval: interval)
+                    status = response.status
+                case .reset:
+                    await reset(channel)
+                    return false
+                case .hang:
+                    // Until the client closes the connection, or the server stops (which
+                    // cancels this task).
+                    try await withTaskCancellationHandler {
+                        try await channel.closeFuture.get()
+                    } onCancel: {
+                        channel.close(promise: nil)
+                    }
+                    return false
+                }
+                return keepAlive
+            }
+        } catch {
+            // Cancelled (the server stops) or the client went away mid-reply.
+            return false
+        }
+    }
+
+    private func send(_ response: ServerResponse, to request: ServerRequest, keepAlive: Bool,
+                      outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+                      chunkSize: Int? = nil, interval: Duration = .zero) async throws {
+        var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
+        headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
+        if !keepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
+        let status = HTTPResponseStatus(statusCode: response.status)
+        try await outbound.write(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers)))
+        if request.method != "HEAD", !response.body.isEmpty {
+            let size = chunkSize ?? response.body.count
+            var offset = 0
+            while offset < response.body.count {
+                if offset > 0 { try await Task.sleep(for: interval) }
+                let end = min(offset + size, response.body.count)
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body[offset..<end]))))
+                offset = end
+            }
+        }
+        try await outbound.write(.end(nil))
+    }
+
+    /// Closes the connection so that the client reads a reset: with SO_LINGER on and a
+    /// zero timeout, close(2) discards what is unsent and sends RST instead of FIN.
+    private func reset(_ channel: any Channel) async {
+        if let socket = channel as? any SocketOptionProvider {
+            try? await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+        }
+        try? await channel.close()
+    }
+}
