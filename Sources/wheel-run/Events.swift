@@ -7,7 +7,7 @@
 /// reload day           # ask the script again for the count and titles (all components: reload)
 /// scroll +5            # feeds: move the viewport by 5 rows; scroll end, scroll top
 /// select 12            # select row 12 (the script's on_select runs)
-/// refresh              # fetch the first page again
+/// refresh              # fetch the first page again, back at the top
 /// retry                # try a failed fetch again
 /// ```
 ///
@@ -117,8 +117,11 @@ struct InputEvent: Equatable {
         case .selectRow(let name, let row):
             return .feed(try selectRow(row, in: try feed(name, in: runtime)))
         case .refresh(let name):
+            // As a user pulls to refresh: at the top of the list.
             let feed = try feed(name, in: runtime)
+            let height = feed.viewport.isEmpty ? FeedText.viewportRows : feed.viewport.count
             feed.refresh()
+            feed.setViewport(0..<height)
             return .feed(feed)
         case .retry(let name):
             let feed = try feed(name, in: runtime)

@@ -69,9 +69,9 @@ struct WheelRun: AsyncParsableCommand {
         }
         // Problems the declared objects survive: reported as they happen; they make the
         // exit status 1 once everything has run.
-        var problems = 0
+        var problems: [String] = []
         runtime.onProblem = { problem in
-            problems += 1
+            problems.append(problem.message)
             Output.error(problem.message)
         }
         let server = try await startServer()
@@ -86,7 +86,13 @@ struct WheelRun: AsyncParsableCommand {
             throw ExitCode(1)
         }
         try? await server?.stop()
-        if problems > 0 { throw ExitCode(1) }
+        // A feed left showing an error (one its retries did not cure) fails the run too.
+        for feed in runtime.feeds {
+            guard case .error(let message) = feed.footer else { continue }
+            if !problems.contains(message) { Output.error("feed '\(feed.name)': \(message)") }
+            problems.append(message)
+        }
+        if !problems.isEmpty { throw ExitCode(1) }
     }
 
     /// The fixture server of `--serve`, started on a free loopback port.

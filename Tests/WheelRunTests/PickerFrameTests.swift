@@ -92,7 +92,7 @@ import Testing
 
     @Test(arguments: [
         ("spin band9 +1", "--events: event 1: no component 'band9' (components: band1, band2, multiplier, tolerance)"),
-        ("spin band1 +1; jump 3", "--events: event 2: unknown event 'jump 3'; events are spin, select and reload"),
+        ("spin band1 +1; jump 3", "--events: event 2: unknown event 'jump 3'; events are spin, select, reload, scroll, refresh and retry"),
         ("select tolerance 5", "--events: event 1: index 5 is out of range for component 'tolerance' (1 to 4)"),
         ("spin band1 fast", "--events: event 1: 'fast' is not a whole number (rows to turn, such as +3 or -2) in 'spin band1 fast'"),
     ])
@@ -102,10 +102,17 @@ import Testing
         #expect(outcome.errors.contains(message), "\(outcome.errors)")
     }
 
-    @Test func eventsNeedADeclaredPicker() async throws {
+    @Test func eventsNeedADeclaredObject() async throws {
         let outcome = try await harness.run([try harness.script("print('no picker')"), "--events", "spin a +1"])
         #expect(outcome.status == 2)
-        #expect(outcome.errors.contains("the script declares no picker for the events to act on"), "\(outcome.errors)")
+        #expect(outcome.errors.contains("the script declares nothing for the events to act on"), "\(outcome.errors)")
+    }
+
+    @Test func aPickerEventNeedsAPicker() async throws {
+        let path = try harness.script("feed \"f\" { fetch = function() return { \"a\" }, nil end }")
+        let outcome = try await harness.run([path, "--events", "spin a +1"])
+        #expect(outcome.status == 2)
+        #expect(outcome.errors.contains("--events: event 1: 'spin a +1' acts on a picker, and the script declares none"), "\(outcome.errors)")
     }
 
     @Test func aComponentNamedByTwoPickersIsQualified() async throws {
