@@ -14,6 +14,11 @@
 /// picks. The handler, when there is one, answers every request; its `.file(path)` reply
 /// falls through to the static files. Connections are kept alive as HTTP/1.1 asks;
 /// `stop()` closes the listener and every connection, a hanging one included.
+///
+/// Every server runs on one thread of its own, sockets and tasks alike (the handler
+/// included), not on Swift's cooperative pool: that pool has a thread per core, and a test
+/// suite keeps them busy with synchronous work, during which a server there could not
+/// answer and its clients would time out.
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -27,7 +32,8 @@ import Darwin
 #endif
 
 public final class FixtureServer: Sendable {
-    /// Answers a request; runs concurrently for concurrent requests.
+    /// Answers a request; runs concurrently for concurrent requests, on the server's own
+    /// thread (so it should await, not block).
     public typealias Handler = @Sendable (ServerRequest) async -> ServerReply
 
     /// The port the server listens on.
@@ -50,7 +56,7 @@ public final class FixtureServer: Sendable {
     /// `root` and answers through `handler`.
     public static func start(root: String? = nil, port: Int = 0, handler: Handler? = nil) async throws -> FixtureServer {
         let core = ServerCore(files: StaticFiles(root: root), handler: handler)
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let listener = try await ServerBootstrap(group: serverThread.eventLoop)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
             .bind(host: "127.0.0.1", port: port) { channel in
@@ -61,7 +67,7 @@ public final class FixtureServer: Sendable {
                 }
             }
         let boundPort = listener.channel.localAddress?.port ?? port
-        let serving = Task {
+        let serving = Task(executorPreference: serverThread) {
             _ = try? await listener.executeThenClose { connections in
                 await withDiscardingTaskGroup { group in
                     do {
@@ -92,13 +98,13 @@ public final class FixtureServer: Sendable {
     public var requests: [LoggedRequest] { core.log.all }
 
     /// How many requests whose path starts with `pathPrefix` arrived.
-    public func requestCount(pathPrefix: String = "/") -> Int { core.log.count(pathPrefix: pathPrefix) }
+    public func requestCount(pathPrefix: String = "") -> Int { core.log.count(pathPrefix: pathPrefix) }
 
     /// How many requests whose path starts with `pathPrefix` are in flight now.
-    public func inFlight(pathPrefix: String = "/") -> Int { core.log.inFlight(pathPrefix: pathPrefix) }
+    public func inFlight(pathPrefix: String = "") -> Int { core.log.inFlight(pathPrefix: pathPrefix) }
 
     /// The most requests whose path starts with `pathPrefix` that were in flight at once.
-    public func maxInFlight(pathPrefix: String = "/") -> Int { core.log.maxInFlight(pathPrefix: pathPrefix) }
+    public func maxInFlight(pathPrefix: String = "") -> Int { core.log.maxInFlight(pathPrefix: pathPrefix) }
 }
 
 /// What the connections share: the files, the handler, the log, and the open connections
@@ -175,7 +181,8 @@ final class ServerCore: Sendable {
             while true {
                 switch reply {
                 case .delayed(let delay, let next):
-                    try await Task.sleep(for: delay)
+                    // A client that gives up during the delay ends the request there.
+                    guard try await Self.wait(delay, whileOpen: channel) else { return false }
                     reply = next
                     continue
                 case .file(let path):
@@ -194,11 +201,7 @@ final class ServerCore: Sendable {
                 case .hang:
                     // Until the client closes the connection, or the server stops (which
                     // cancels this task).
-                    try await withTaskCancellationHandler {
-                        try await channel.closeFuture.get()
-                    } onCancel: {
-                        channel.close(promise: nil)
-                    }
+                    await Self.untilClosed(channel)
                     return false
                 }
                 return keepAlive
@@ -230,6 +233,35 @@ final class ServerCore: Sendable {
         try await outbound.write(.end(nil))
     }
 
+    /// Waits `delay`; returns false early if the connection closes first.
+    private static func wait(_ delay: Duration, whileOpen channel: any Channel) async throws -> Bool {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await Task.sleep(for: delay)
+                return true
+            }
+            group.addTask {
+                await Self.untilClosed(channel)
+                return false
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    /// Returns when `channel` has closed, or when the task is cancelled.
+    private static func untilClosed(_ channel: any Channel) async {
+        let waiter = CloseWaiter()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.wait(continuation)
+                channel.closeFuture.whenComplete { _ in waiter.finish() }
+            }
+        } onCancel: {
+            waiter.finish()
+        }
+    }
+
     /// Closes the connection so that the client reads a reset: with SO_LINGER on and a
     /// zero timeout, close(2) discards what is unsent and sends RST instead of FIN.
     private func reset(_ channel: any Channel) async {
@@ -237,5 +269,47 @@ final class ServerCore: Sendable {
             try? await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
         }
         try? await channel.close()
+    }
+}
+
+/// One wait for a connection to close that either the close or a cancellation ends,
+/// whichever comes first, and which resumes its continuation exactly once.
+private final class CloseWaiter: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, finished: Bool)>((nil, false))
+
+    func wait(_ continuation: CheckedContinuation<Void, Never>) {
+        let finished = state.withLock { state in
+            if !state.finished { state.continuation = continuation }
+            return state.finished
+        }
+        if finished { continuation.resume() }
+    }
+
+    func finish() {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume()
+    }
+}
+
+/// The thread the fixture servers of a process run on: an event loop for their sockets,
+/// and the preferred executor of their tasks. It lives as long as the process.
+private let serverThread = EventLoopTaskExecutor(MultiThreadedEventLoopGroup(numberOfThreads: 1).next())
+
+/// Runs tasks' jobs on a NIO event loop.
+final class EventLoopTaskExecutor: TaskExecutor {
+    let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -6,8 +6,8 @@
 /// #expect(server.maxInFlight(pathPrefix: "/items") == 1)    // never two pages at once
 /// ```
 ///
-/// A request is in flight from the moment its head arrived until its reply ended: the last
-/// byte written, the connection reset, or (for a hang) the connection closed.
+/// A request is in flight from the moment it has arrived (read whole) until its reply ended:
+/// the last byte written, the connection reset, or (for a hang) the connection closed.
 import Synchronization
 
 /// One request in the log.

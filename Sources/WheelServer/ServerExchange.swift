@@ -69,7 +69,8 @@ public enum ServerReply: Sendable {
     /// The head (with the whole body's `content-length`) at once, then the body in pieces of
     /// `chunkSize` bytes with `interval` before each piece after the first.
     case slowBody(ServerResponse, chunkSize: Int, interval: Duration)
-    /// `reply`, after waiting `delay`.
+    /// `reply`, after waiting `delay`; a client that closes the connection meanwhile ends
+    /// the request (its end is then logged at once, not after the delay).
     indirect case delayed(Duration, ServerReply)
     /// Closes the connection without a response, with `SO_LINGER` 0 so that the client sees
     /// a reset (RST), not an orderly close.

@@ -193,6 +193,19 @@ final class Fixtures {
         try await server.stop()
     }
 
+    @Test func aClientThatGivesUpDuringADelayEndsTheRequest() async throws {
+        let server = try await FixtureServer.start { _ in .delayed(.seconds(30), .text("too late")) }
+        await #expect(throws: HTTPClientError.deadlineExceeded) {
+            try await fetch(server.baseURL + "/slow", timeout: .milliseconds(200))
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.inFlight() > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let logged = try #require(server.requests.first)
+        #expect(try #require(logged.ended) - logged.started < .seconds(5))
+        #expect(logged.status == nil)
+        try await server.stop()
+    }
+
     @Test func aSlowBodyArrivesInPieces() async throws {
         let body = String(repeating: "0123456789", count: 4)
         let server = try await FixtureServer.start { _ in

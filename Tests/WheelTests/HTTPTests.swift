@@ -127,6 +127,16 @@ final class RecordingTransport: HTTPTransport {
         try await server.stop()
     }
 
+    @Test func aHeadRequestHasTheHeadersAndNoBody() async throws {
+        let server = try await FixtureServer.start { _ in .text(String(repeating: "x", count: 50)) }
+        let printed = try await scripts.run("""
+            local res = http.request { method = "HEAD", url = BASE .. "/x" }
+            print(res.status, res.headers["content-length"], #res.body)
+            """, base: server.baseURL)
+        #expect(printed == ["200\t50\t0"])
+        try await server.stop()
+    }
+
     @Test func aPageDecodesWithJSON() async throws {
         let server = try await FixtureServer.start(handler: PagedItems(total: 25).handler)
         let printed = try await scripts.run("""
@@ -278,7 +288,8 @@ final class RecordingTransport: HTTPTransport {
         (#"http.get(42)"#, "http.get: url must be a string, got number"),
         (#"http.get()"#, "http.get: url must be a string, got nil"),
         (#"http.get(BASE, 5)"#, "http.get: options must be a table { headers = ..., timeout = ... }, got number"),
-        (#"http.get(BASE, { timeout = -1 })"#, "http.get: timeout must be a positive number of seconds, got -1.0"),
+        (#"http.get(BASE, { timeout = -1 })"#, "http.get: timeout must be a positive number of seconds, got -1"),
+        (#"http.get(BASE, { timeout = 0.0 })"#, "http.get: timeout must be a positive number of seconds, got 0.0"),
         (#"http.get(BASE, { timeout = "2" })"#, "http.get: timeout must be a number of seconds, got string"),
         (#"http.get(BASE, { headers = { accept = true } })"#, "http.get: headers must be a table of strings, header 'accept' is a boolean"),
         (#"http.get(BASE, { headers = "accept" })"#, "http.get: headers must be a table of strings, got string"),

@@ -26,7 +26,10 @@ import Darwin
 
 public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The client requests go through.
-    public var client: HTTPClient
+    public var client: HTTPClient { ownClient ?? processClient }
+    /// Nil for the process's client, made on first use so that a host whose scripts never
+    /// call `http` starts no event loop for it.
+    private let ownClient: HTTPClient?
     /// The largest response body accepted, in bytes; a larger one is a failure.
     public var maxBodySize: Int
 
@@ -40,7 +43,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// client retries it until the request's deadline, so a script would wait out its whole
     /// timeout to learn that nothing listens.
     public init(client: HTTPClient? = nil, maxBodySize: Int = AsyncHTTPClientTransport.defaultMaxBodySize) {
-        self.client = client ?? processClient
+        ownClient = client
         self.maxBodySize = maxBodySize
     }
 

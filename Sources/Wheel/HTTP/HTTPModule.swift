@@ -209,18 +209,18 @@ struct ArgumentChecker {
 
     /// A positive number of seconds.
     func timeout(_ value: LuaValue) throws -> Duration? {
-        let seconds: Double
+        let seconds: Double, written: String
         switch value {
         case .nil: return nil
-        case .integer(let number): seconds = Double(number)
-        case .number(let number): seconds = number
+        case .integer(let number): (seconds, written) = (Double(number), String(number))
+        case .number(let number): (seconds, written) = (number, String(number))
         default: throw fail("timeout must be a number of seconds, got \(typeName(value))")
         }
         guard seconds > 0, seconds.isFinite else {
-            throw fail("timeout must be a positive number of seconds, got \(seconds)")
+            throw fail("timeout must be a positive number of seconds, got \(written)")
         }
         // A year is as good as forever, and keeps the nanoseconds inside Int64.
-        return .nanoseconds(Int64(min(seconds, 31_536_000) * 1e9))
+        return .nanoseconds(Int64((min(seconds, 31_536_000) * 1e9).rounded()))
     }
 
     /// RFC 9110 `tchar`: the characters of a header name.
