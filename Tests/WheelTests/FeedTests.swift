@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Lua
 @testable import Wheel
@@ -70,10 +71,7 @@ import WheelServer
         let feed = harness.feed
         try await harness.scrollToEnd()
         #expect(harness.ids() == Array(1...40))
-        guard case .error(let message) = feed.footer else {
-            Issue.record("the footer is \(feed.footer), not an error")
-            return
-        }
+        let message = harness.errorMessage()
         #expect(message.hasSuffix("main.lua:6: HTTP 500"))
         #expect(feed.footer.text.hasPrefix("error: ") && feed.footer.text.hasSuffix("HTTP 500 — retry"))
         #expect(items.attempts(page: 3) == 2)
@@ -102,14 +100,23 @@ import WheelServer
     @Test func aTimeoutIsAnErrorNamingTheURLAndLosesNothing() async throws {
         let items = PagedItems(total: 40, faults: [2: .hang])
         let harness = try await FeedHarness.start(items, pageSize: 20, timeout: 0.3, attempts: 1)
-        let feed = harness.feed
         try await harness.scrollToEnd()
-        guard case .error(let message) = feed.footer else {
-            Issue.record("the footer is \(feed.footer), not an error")
-            return
-        }
+        let message = harness.errorMessage()
         #expect(message.contains("/items?page=2"))
         #expect(harness.ids() == Array(1...20))
+        try await harness.stop()
+    }
+
+    @Test func aTimedOutRequestIsOverBeforeItsRetryIsSent() async throws {
+        // Page 2 hangs the first time only (a delay far longer than the timeout).
+        let items = PagedItems(total: 60, faults: [2: .delay(.seconds(30))])
+        let firstOnly = FirstAttemptOnly(items)
+        let server = try await FixtureServer.start(handler: firstOnly.handler)
+        let harness = try await FeedHarness.start(server: server, pageSize: 20, timeout: 0.3, attempts: 2)
+        try await harness.scrollToEnd()
+        #expect(harness.ids() == Array(1...60))
+        #expect(items.attempts(page: 2) == 1 && firstOnly.count(page: 2) == 2)
+        #expect(harness.server.maxInFlight(pathPrefix: "/items") == 1)
         try await harness.stop()
     }
 
@@ -118,10 +125,7 @@ import WheelServer
         let harness = try await FeedHarness.start(items, pageSize: 20, attempts: 1)
         let feed = harness.feed
         try await harness.scrollToEnd()
-        guard case .error(let message) = feed.footer else {
-            Issue.record("the footer is \(feed.footer), not an error")
-            return
-        }
+        let message = harness.errorMessage()
         #expect(message.contains("main.lua:7:"))               // the json.decode line
         #expect(harness.ids() == Array(1...20))
         // The server answers page 2 the same way every time: a retry fails the same way
@@ -135,12 +139,8 @@ import WheelServer
     @Test func aResetConnectionIsAnErrorNamingTheURLAndLosesNothing() async throws {
         let items = PagedItems(total: 60, faults: [2: .reset])
         let harness = try await FeedHarness.start(items, pageSize: 20, attempts: 1)
-        let feed = harness.feed
         try await harness.scrollToEnd()
-        guard case .error(let message) = feed.footer else {
-            Issue.record("the footer is \(feed.footer), not an error")
-            return
-        }
+        let message = harness.errorMessage()
         #expect(message.contains("/items?page=2"))
         #expect(harness.ids() == Array(1...20))
         try await harness.stop()
@@ -288,6 +288,12 @@ final class FeedHarness {
     static func start(_ items: PagedItems, pageSize: Int, prefetch: Int = 5, maxItems: Int? = nil,
                       timeout: Double = 5, attempts: Int = 3, onSelect: String = "nil") async throws -> FeedHarness {
         let server = try await FixtureServer.start(handler: items.handler)
+        return try await start(server: server, pageSize: pageSize, prefetch: prefetch, maxItems: maxItems,
+                               timeout: timeout, attempts: attempts, onSelect: onSelect)
+    }
+
+    static func start(server: FixtureServer, pageSize: Int, prefetch: Int = 5, maxItems: Int? = nil,
+                      timeout: Double = 5, attempts: Int = 3, onSelect: String = "nil") async throws -> FeedHarness {
         let source = """
             feed "items" {
               page_size = \(pageSize), prefetch = \(prefetch), max_items = \(maxItems.map(String.init) ?? "nil"),
@@ -338,6 +344,15 @@ final class FeedHarness {
         }
     }
 
+    /// The footer's error message; an issue is recorded when the footer is not an error.
+    func errorMessage(sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        guard case .error(let message) = feed.footer else {
+            Issue.record("the footer is \(feed.footer), not an error", sourceLocation: sourceLocation)
+            return ""
+        }
+        return message
+    }
+
     /// The ids of every row held, in row order (placeholders left out).
     func ids() -> [Int] {
         (0..<feed.rowCount).compactMap { row in
@@ -366,4 +381,30 @@ final class ProblemBox {
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Applies a PagedItems fault to a page's first request only; later requests get the
+/// plain page (from a PagedItems without faults).
+final class FirstAttemptOnly: Sendable {
+    let faulty: PagedItems
+    let plain: PagedItems
+    private let seen = Mutex<[Int: Int]>([:])
+
+    init(_ faulty: PagedItems) {
+        self.faulty = faulty
+        self.plain = PagedItems(total: faulty.total, pageSize: faulty.pageSize)
+    }
+
+    func count(page: Int) -> Int { seen.withLock { $0[page] ?? 0 } }
+
+    var handler: FixtureServer.Handler {
+        { [self] request in
+            let page = Int(request.query["page"] ?? "1") ?? 1
+            let attempt = seen.withLock { seen in
+                seen[page, default: 0] += 1
+                return seen[page]!
+            }
+            return attempt == 1 ? faulty.respond(to: request) : plain.respond(to: request)
+        }
+    }
 }

@@ -50,8 +50,7 @@ public final class Feed {
     private var cancelled: [Task<Void, Never>] = []
     private var timer: (due: Duration, task: Task<Void, Never>)?
     private var waiters: [CheckedContinuation<Void, Never>] = []
-    private var observers: [(token: Int, handler: (FeedEvent) -> Void)] = []
-    private var nextToken = 0
+    private var observers = Observers<FeedEvent>()
     private let origin = ContinuousClock.now
 
     init(name: String, settings: FeedSettings, first: FeedKey, functions: Functions, state: LuaState,
@@ -167,13 +166,11 @@ public final class Feed {
     /// Calls `handler` with every event until `removeObserver(token)`.
     @discardableResult
     public func observe(_ handler: @escaping (FeedEvent) -> Void) -> Int {
-        nextToken += 1
-        observers.append((nextToken, handler))
-        return nextToken
+        observers.add(handler)
     }
 
     public func removeObserver(_ token: Int) {
-        observers.removeAll { $0.token == token }
+        observers.remove(token)
     }
 
     /// Cancels the fetch in flight and the retry timer (the runtime is going away).
@@ -281,7 +278,9 @@ public final class Feed {
     // MARK: - Reporting
 
     func emit(_ event: FeedEvent) {
-        for observer in observers { observer.handler(event) }
+        // A copy: a handler may observe or stop observing while this runs.
+        let current = observers
+        current.emit(event)
     }
 
     func problem(_ problem: ScriptProblem) {

@@ -48,8 +48,7 @@ public final class Picker {
     let reportProblem: (ScriptProblem) -> Void
 
     /// Read by every change; like `slots`, only ever accessed briefly (handlers run on a copy).
-    @exclusivity(unchecked) private var observers: [(token: Int, handler: (PickerEvent) -> Void)] = []
-    private var nextToken = 0
+    @exclusivity(unchecked) private var observers = Observers<PickerEvent>()
     /// Selection changes waiting for their `on_change`: a handler that changes a
     /// selection gets its own `on_change` call after it has returned, not inside itself.
     /// Like `slots`, only ever accessed briefly.
@@ -278,13 +277,11 @@ public final class Picker {
     /// Calls `handler` with every event until `removeObserver` is called with the token.
     @discardableResult
     public func observe(_ handler: @escaping (PickerEvent) -> Void) -> Int {
-        nextToken += 1
-        observers.append((nextToken, handler))
-        return nextToken
+        observers.add(handler)
     }
 
     public func removeObserver(_ token: Int) {
-        observers.removeAll { $0.token == token }
+        observers.remove(token)
     }
 
     // MARK: - Internals
@@ -418,7 +415,9 @@ public final class Picker {
     }
 
     private func emit(_ event: PickerEvent) {
-        for observer in observers { observer.handler(event) }
+        // A copy: a handler may observe or stop observing while this runs.
+        let current = observers
+        current.emit(event)
     }
 
     /// Records a change and runs `on_change` for it, unless a handler is running: then it
