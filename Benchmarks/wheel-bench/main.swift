@@ -523,7 +523,7 @@ func writeError(_ text: String) { writeLine(text, to: 2) }
 
 // MARK: - Main
 
-func main() -> Int32 {
+@MainActor func main() async -> Int32 {
     let settings: Settings
     do {
         settings = try Settings(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -544,19 +544,31 @@ func main() -> Int32 {
         writeError("wheel-bench: \(error)")
         return 2
     }
-    if rows.isEmpty {
+    let feedCases = FeedBench.selected(by: settings.only)
+    if rows.isEmpty && feedCases.isEmpty {
         writeError("wheel-bench: no case's name contains '\(settings.only ?? "")'")
         return 2
     }
-    writeLine(table(rows, settings: settings))
-    // Never true in practice; reading the checksum keeps every loop's work observable.
-    if checksum == 0 { writeLine("(all checksums were zero: the loops did no work)") }
-    let missed = rows.filter { !$0.met }
+    if !rows.isEmpty {
+        writeLine(table(rows, settings: settings))
+        // Never true in practice; reading the checksum keeps every loop's work observable.
+        if checksum == 0 { writeLine("(all checksums were zero: the loops did no work)") }
+    }
+    var missed = rows.filter { !$0.met }.map(\.name)
+    // Feeds (FeedBench.swift): a section of their own after the table.
+    if !feedCases.isEmpty {
+        do {
+            missed += try await FeedBench.run(feedCases, settings: settings, afterTable: !rows.isEmpty)
+        } catch {
+            writeError("wheel-bench: \(error)")
+            return 2
+        }
+    }
     if settings.check && !missed.isEmpty {
-        writeError("wheel-bench: missed target: " + missed.map(\.name).joined(separator: ", "))
+        writeError("wheel-bench: missed target: " + missed.joined(separator: ", "))
         return 1
     }
     return 0
 }
 
-exit(main())
+exit(await main())

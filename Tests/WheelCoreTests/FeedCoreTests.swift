@@ -21,7 +21,7 @@ private func shown(_ ids: some Sequence<Int>) -> [Int?] { ids.map { $0 } }
         #expect(first.size == 20)
         #expect(first.purpose == .next)
         #expect(first.attempt == 1)
-        let page = (0..<20).map { Feed.Entry(item: Article(title: "article \($0)"), id: $0) }
+        let page = (0..<20).map { (index: Int) in Feed.Entry(item: Article(title: "article \(index)"), id: index) }
         let next = feed.receive(first.id, .success(.init(entries: page, next: 2)), now: .zero)
         #expect(feed.rowCount == 20)
         guard case .item(let entry) = feed.row(at: 3) else { Issue.record("row 3 is a placeholder"); return }
@@ -670,19 +670,19 @@ private func shown(_ ids: some Sequence<Int>) -> [Int?] { ids.map { $0 } }
             var now = held
             if let filled { now.insert(filled) }
             now = now.filter { feed.page($0).isHeld }
-            #expect(now.count == feed.heldPageCount, "the feed holds pages nobody filled", sourceLocation: sourceLocation)
+            expect(now.count == feed.heldPageCount, "the feed holds pages nobody filled", sourceLocation: sourceLocation)
             let window = max(0, feed.viewport.lowerBound - settings.prefetch)..<(feed.viewport.upperBound + settings.prefetch)
             for page in held.union(filled.map { [$0] } ?? []).subtracting(now) {
                 let rows = (page * pageSize)..<((page + 1) * pageSize)
-                #expect(!rows.overlaps(window), "page \(page) dropped inside \(window)", sourceLocation: sourceLocation)
+                expect(!rows.overlaps(window), "page \(page) dropped inside \(window)", sourceLocation: sourceLocation)
             }
-            #expect(feed.itemCount <= limit, "\(feed.itemCount) items held", sourceLocation: sourceLocation)
-            #expect(feed.itemCount == now.count * pageSize, sourceLocation: sourceLocation)
+            expect(feed.itemCount <= limit, "\(feed.itemCount) items held", sourceLocation: sourceLocation)
+            expect(feed.itemCount == now.count * pageSize, sourceLocation: sourceLocation)
             for page in now {
-                #expect(feed.page(page) == (key: page * pageSize, count: pageSize, isHeld: true), sourceLocation: sourceLocation)
+                expect(feed.page(page) == (key: page * pageSize, count: pageSize, isHeld: true), sourceLocation: sourceLocation)
                 let first = page * pageSize
-                #expect(feed.ids(first..<first + 1) == [first], sourceLocation: sourceLocation)
-                #expect(feed.ids(first + pageSize - 1..<first + pageSize) == [first + pageSize - 1], sourceLocation: sourceLocation)
+                expect(feed.ids(first..<first + 1) == [first], sourceLocation: sourceLocation)
+                expect(feed.ids(first + pageSize - 1..<first + pageSize) == [first + pageSize - 1], sourceLocation: sourceLocation)
             }
             held = now
         }
@@ -693,12 +693,12 @@ private func shown(_ ids: some Sequence<Int>) -> [Int?] { ids.map { $0 } }
             while let fetch = host.inFlight {
                 switch fetch.purpose {
                 case .next:
-                    #expect(fetch.key == host.feed.rowCount)
+                    expect(fetch.key == host.feed.rowCount)
                     host.answer()
                     check(host.feed, filled: host.feed.pageCount - 1)
                 case .page(let index):
-                    #expect(fetch.key == index * pageSize)
-                    #expect(!held.contains(index))
+                    expect(fetch.key == index * pageSize)
+                    expect(!held.contains(index))
                     host.answer()
                     check(host.feed, filled: index)
                 case .refresh:
@@ -707,7 +707,7 @@ private func shown(_ ids: some Sequence<Int>) -> [Int?] { ids.map { $0 } }
                 }
             }
             let visible = top..<min(top + 10, host.feed.rowCount)
-            #expect(host.feed.ids(visible) == shown(visible), "rows \(visible)")
+            expect(host.feed.ids(visible) == shown(visible), "rows \(visible)")
             if top == to { break }
             top = from < to ? min(to, top + step) : max(to, top - step)
         }
@@ -1098,12 +1098,15 @@ private func shown(_ ids: some Sequence<Int>) -> [Int?] { ids.map { $0 } }
 /// case (see `forEachRandomCase`) with the events that led to it.
 @Suite struct FeedCorePropertyTests {
     @Test func randomWalksAgreeWithTheModel() throws {
-        try forEachRandomCase(300, seed: 0xFEED_0001) { random, label in
+        try forEachRandomCase(250, seed: 0xFEED_0001) { random, label in
             var walk = FeedWalk(using: &random)
-            for _ in 0..<150 { try walk.step(using: &random, label) }
+            for _ in 0..<200 { try walk.step(using: &random, label) }
+            let s = walk.host.feed.statistics
+            TMP.add([s.fetchesStarted, s.pagesAppended, s.pagesRefetched, s.pagesDropped, s.duplicatesDropped, s.staleRepliesIgnored, s.automaticRetries, walk.host.feed.generation, walk.host.feed.pageCount, walk.host.feed.rowCount, walk.events.filter { $0.contains("loop") || $0.contains("next") }.count])
         }
     }
 
+    @Test func zzz() { print("TMP", TMP.totals) }
     @Test func feedsShowTheServersItemsDespiteFailuresLateRepliesAndRefreshes() throws {
         try forEachRandomCase(150, seed: 0xFEED_0002) { random, label in
             let count = Int.random(in: 0...400, using: &random)
@@ -1123,7 +1126,7 @@ private func shown(_ ids: some Sequence<Int>) -> [Int?] { ids.map { $0 } }
             host.setViewport(top..<top + height)
             for _ in 0..<Int.random(in: 0...150, using: &random) {
                 let items = host.feed.itemCount
-                var received = false
+                var tookPage = false
                 switch Int.random(in: 0..<100, using: &random) {
                 case 0..<30:
                     top = random.oneIn(5)
@@ -1133,15 +1136,15 @@ private func shown(_ ids: some Sequence<Int>) -> [Int?] { ids.map { $0 } }
                     host.setViewport(top..<top + height)
                 case 30..<60:
                     events.append("answer \(String(describing: host.inFlight))")
-                    received = host.answer() != nil
+                    tookPage = host.answer() != nil
                 case 60..<72:
                     let retryable = !random.oneIn(4)
                     events.append("fail \(String(describing: host.inFlight)) retryable \(retryable)")
-                    received = host.fail(retryable: retryable) != nil
+                    host.fail(retryable: retryable)
                 case 72..<78:
                     if let late = (host.cancelled + host.answered).randomElement(using: &random) {
                         events.append("late reply to \(late)")
-                        try #require(host.deliverLate(late.id, .success(host.server.reply(to: late))).isEmpty, "\(context())")
+                        try check(host.deliverLate(late.id, .success(host.server.reply(to: late))).isEmpty, "\(context())")
                     }
                 case 78..<83:
                     events.append("refresh")
@@ -1157,14 +1160,14 @@ private func shown(_ ids: some Sequence<Int>) -> [Int?] { ids.map { $0 } }
                 let feed = host.feed
                 for row in 0..<feed.rowCount {
                     if case .item(let entry) = feed.row(at: row) {
-                        try #require(entry.id == row && entry.item == "item \(row)", "\(context()): row \(row) shows \(entry.item)")
+                        try check(entry.id == row && entry.item == "item \(row)", "\(context()): row \(row) shows \(entry.item)")
                     }
                 }
-                try #require(feed.rowCount <= count, "\(context())")
-                if !received {
-                    try #require(feed.itemCount <= items, "\(context()): items grew from \(items) to \(feed.itemCount)")
+                try check(feed.rowCount <= count, "\(context())")
+                if !tookPage {
+                    try check(feed.itemCount <= items, "\(context()): items grew from \(items) to \(feed.itemCount)")
                 } else if let limit = settings.maxItems, feed.itemCount > limit {
-                    try #require(heldPagesOutside(window(of: feed), feed).isEmpty, "\(context()): \(feed.itemCount) items held")
+                    try check(heldPagesOutside(window(of: feed), feed).isEmpty, "\(context()): \(feed.itemCount) items held")
                 }
             }
             // The host carries on without faults: it retries what failed and scrolls from the
@@ -1181,16 +1184,16 @@ private func shown(_ ids: some Sequence<Int>) -> [Int?] { ids.map { $0 } }
                     answers += 1
                 }
                 let visible = top..<min(top + step, host.feed.rowCount)
-                try #require(host.feed.ids(visible) == shown(visible), "\(context()): rows \(visible) at the end")
+                try check(host.feed.ids(visible) == shown(visible), "\(context()): rows \(visible) at the end")
                 if top + step >= host.feed.rowCount, host.feed.isAtEnd { break }
                 top = min(top + step, host.feed.rowCount)
                 turns += 1
-                try #require(turns <= count + 10, "\(context()): stuck at \(top) of \(host.feed.rowCount)")
+                try check(turns <= count + 10, "\(context()): stuck at \(top) of \(host.feed.rowCount)")
             }
-            try #require(host.feed.rowCount == count, "\(context())")
-            try #require(host.feed.footer == .end, "\(context())")
+            try check(host.feed.rowCount == count, "\(context())")
+            try check(host.feed.footer == .end, "\(context())")
             if settings.maxItems == nil {
-                try #require(host.feed.allIDs == shown(0..<count), "\(context())")
+                try check(host.feed.allIDs == shown(0..<count), "\(context())")
             }
         }
     }
@@ -1231,7 +1234,7 @@ private struct ChainServer {
     mutating func renew(first: Int, pageSize: Int, using random: inout SplitMix64) {
         generation += 1
         lastID = max(0, lastID - Int.random(in: 0...20, using: &random))
-        keys = [first] + Array(Array(1...80).shuffled(using: &random).prefix(Int.random(in: 0...19, using: &random)))
+        keys = [first] + Array(Array(1...80).shuffled(using: &random).prefix(Int.random(in: 0...29, using: &random)))
         replies = [:]
         var given: [Int] = []
         for (index, key) in keys.enumerated() {
@@ -1427,6 +1430,10 @@ private struct FeedModel {
         if case .failed(let failure) = activity { failure.retryAt } else { nil }
     }
 
+    var isFailed: Bool {
+        if case .failed = activity { true } else { false }
+    }
+
     // MARK: Events
 
     mutating func start() -> [Effect] {
@@ -1597,7 +1604,7 @@ private struct FeedWalk {
         let settings = TestFeed.Settings(
             pageSize: pageSize,
             prefetch: Int.random(in: 0...5, using: &random),
-            maxItems: random.oneIn(3) ? nil : Int.random(in: pageSize...(pageSize * 4), using: &random),
+            maxItems: random.oneIn(3) ? nil : Int.random(in: pageSize...(pageSize * 3), using: &random),
             attempts: Int.random(in: 1...4, using: &random),
             backoff: .milliseconds(Int.random(in: 0...3, using: &random) * 100),
             maxBackoff: .milliseconds(Int.random(in: 0...8, using: &random) * 100))
@@ -1613,10 +1620,10 @@ private struct FeedWalk {
         let items = host.feed.itemCount
         var actual: [TestFeed.Effect] = []
         var expected: [FeedModel.Effect] = []
-        var received = false
+        var tookPage = false
         let roll = Int.random(in: 0..<100, using: &random)
         switch roll {
-        case 0..<28:
+        case 0..<30:
             switch Int.random(in: 0..<10, using: &random) {
             case 0: top = 0
             case 1: top = max(0, model.rowCount - height)
@@ -1628,12 +1635,12 @@ private struct FeedWalk {
             events.append("viewport \(rows)")
             expected = model.setViewport(rows)
             actual = host.setViewport(rows)
-        case 28..<55 where host.inFlight != nil, 55..<66 where host.inFlight != nil, 66..<70 where host.inFlight != nil:
+        case 30..<60 where host.inFlight != nil, 60..<68 where host.inFlight != nil, 68..<71 where host.inFlight != nil:
             let fetch = host.inFlight!
             var result: Result<TestFeed.Reply, TestFeed.FetchError> = .success(server.reply(fetch.key))
-            if roll >= 55 && roll < 66 {
+            if roll >= 60 && roll < 68 {
                 result = .failure(.init("failure \(events.count)", retryable: !random.oneIn(4)))
-            } else if roll >= 66, case .success(var reply) = result {
+            } else if roll >= 68, case .success(var reply) = result {
                 // A reply whose next key loops: the key just fetched, or one followed already.
                 let followed = Array(model.followed.keys)
                 reply.next = random.oneIn(2) || followed.isEmpty ? fetch.key : followed.randomElement(using: &random)
@@ -1642,8 +1649,9 @@ private struct FeedWalk {
             events.append("reply to \(FeedModel.Fetch(fetch)): \(describe(result))")
             expected = model.receive(fetch.id, result, now: host.now)
             actual = host.reply(result) ?? []
-            received = true
-        case 70..<76:
+            // A page was taken in (not a failure, not a loop): far pages may be dropped.
+            if case .success = result, !model.isFailed { tookPage = true }
+        case 71..<76:
             let id = (host.cancelled + host.answered).randomElement(using: &random)?.id
                 ?? model.lastID + Int.random(in: 1...3, using: &random)
             let result: Result<TestFeed.Reply, TestFeed.FetchError> = random.oneIn(3)
@@ -1652,19 +1660,19 @@ private struct FeedWalk {
             events.append("late reply to #\(id)")
             expected = model.receive(id, result, now: host.now)
             actual = host.deliverLate(id, result)
-        case 76..<81:
+        case 76..<78:
             if random.oneIn(2) { server.renew(first: 0, pageSize: host.feed.settings.pageSize, using: &random) }
             events.append("refresh (data \(server.generation))")
             expected = model.refresh()
             actual = host.refresh()
-        case 81..<86:
+        case 78..<82:
             events.append("retry")
             expected = model.retry()
             actual = host.retry()
-        case 86..<89:
+        case 82..<85:
             server.edit(using: &random)
             events.append("server edit")
-        case 89..<91:
+        case 85..<86:
             events.append("start")
             expected = model.start()
             actual = host.start()
@@ -1679,54 +1687,54 @@ private struct FeedWalk {
             expected = model.tick(now: host.now)
             actual = host.tick()
         }
-        let context = "\(label): \(host.feed.settings), events \(events.suffix(15))"
-        try #require(actual.map(FeedModel.Effect.init) == expected, "\(context): effects \(actual)")
+        func context() -> String { "\(label): \(host.feed.settings), events \(events.suffix(15))" }
+        try check(actual.map(FeedModel.Effect.init) == expected, "\(context()): effects \(actual)")
         try verify(context)
         let feed = host.feed
         // The rows change only with a new revision, and only replies change them.
-        try #require(feed.revision >= revision, "\(context)")
-        if model.rows != rowsBefore { try #require(feed.revision > revision, "\(context): rows changed, same revision") }
-        if !received {
-            try #require(feed.revision == revision, "\(context): revision moved without a reply")
-            try #require(feed.itemCount <= items, "\(context): items grew without a reply")
+        try check(feed.revision >= revision, "\(context())")
+        if model.rows != rowsBefore { try check(feed.revision > revision, "\(context()): rows changed, same revision") }
+        if !tookPage {
+            try check(feed.revision == revision, "\(context()): revision moved without a page taken in")
+            try check(feed.itemCount <= items, "\(context()): items grew without a reply")
         } else if let limit = feed.settings.maxItems, feed.itemCount > limit {
             // More than maxItems only when every page held is one the window covers.
-            try #require(heldPagesOutside(window(of: feed), feed).isEmpty, "\(context): \(feed.itemCount) items held")
+            try check(heldPagesOutside(window(of: feed), feed).isEmpty, "\(context()): \(feed.itemCount) items held")
         }
     }
 
     /// Compares the core with the model: activity, pages, every row, counts, statistics.
-    func verify(_ context: String) throws {
+    func verify(_ context: () -> String) throws {
         let feed = host.feed
-        try #require(FeedModel.Activity(feed.activity) == model.activity, "\(context): activity \(feed.activity)")
-        try #require(feed.pageCount == model.pages.count, "\(context): \(feed.pageCount) pages")
+        try check(FeedModel.Activity(feed.activity) == model.activity, "\(context()): activity \(feed.activity)")
+        try check(feed.pageCount == model.pages.count, "\(context()): \(feed.pageCount) pages")
         var row = 0
         var ids = Set<Int>()
         for (index, page) in model.pages.enumerated() {
             let actual = feed.page(index)
-            try #require(actual.key == page.key && actual.count == page.count && actual.isHeld == (page.entries != nil),
-                         "\(context): page \(index) is \(actual), expected \(page.key), \(page.count), \(page.entries != nil)")
+            try check(actual.key == page.key && actual.count == page.count && actual.isHeld == (page.entries != nil),
+                         "\(context()): page \(index) is \(actual), expected \(page.key), \(page.count), \(page.entries != nil)")
             for offset in 0..<page.count {
-                try #require(feed.page(containing: row) == index, "\(context): row \(row) in page \(feed.page(containing: row))")
+                try check(feed.page(containing: row) == index, "\(context()): row \(row) in page \(feed.page(containing: row))")
                 let shown = FeedModel.Row(feed.row(at: row))
                 let expected = page.entries.map { FeedModel.Row.item($0[offset].item, $0[offset].id) } ?? .placeholder
-                try #require(shown == expected, "\(context): row \(row) shows \(shown), expected \(expected)")
+                try check(shown == expected, "\(context()): row \(row) shows \(shown), expected \(expected)")
                 if case .item(_, let id?) = shown {
-                    try #require(ids.insert(id).inserted, "\(context): id \(id) twice")
+                    try check(ids.insert(id).inserted, "\(context()): id \(id) twice")
                 }
                 row += 1
             }
         }
-        try #require(feed.rowCount == row, "\(context): row count \(feed.rowCount), expected \(row)")
-        try #require(feed.itemCount == model.itemCount, "\(context): item count \(feed.itemCount)")
-        try #require(feed.heldPageCount == model.pages.filter { $0.entries != nil }.count, "\(context)")
-        try #require(feed.isAtEnd == model.isAtEnd, "\(context)")
-        try #require(feed.footer == model.footer, "\(context): footer \(feed.footer)")
-        try #require(feed.nextWakeup == model.nextWakeup, "\(context)")
-        try #require(feed.viewport == model.viewport, "\(context)")
-        try #require(feed.generation == model.generation, "\(context)")
-        try #require(FeedModel.Counters(feed.statistics) == model.counters,
-                     "\(context): statistics \(feed.statistics), expected \(model.counters)")
+        try check(feed.rowCount == row, "\(context()): row count \(feed.rowCount), expected \(row)")
+        try check(feed.itemCount == model.itemCount, "\(context()): item count \(feed.itemCount)")
+        try check(feed.heldPageCount == model.pages.filter { $0.entries != nil }.count, "\(context())")
+        try check(feed.isAtEnd == model.isAtEnd, "\(context())")
+        try check(feed.footer == model.footer, "\(context()): footer \(feed.footer)")
+        try check(feed.nextWakeup == model.nextWakeup, "\(context())")
+        try check(feed.viewport == model.viewport, "\(context())")
+        try check(feed.generation == model.generation, "\(context())")
+        try check(FeedModel.Counters(feed.statistics) == model.counters,
+                     "\(context()): statistics \(feed.statistics), expected \(model.counters)")
     }
 }
 
@@ -1736,3 +1744,6 @@ private func describe(_ result: Result<TestFeed.Reply, TestFeed.FetchError>) -> 
     case .failure(let error): "\(error.message)\(error.retryable ? "" : " (not retryable)")"
     }
 }
+
+nonisolated(unsafe) var tmpTotals = [Int](repeating: 0, count: 11)
+enum TMP { static var totals: [Int] { tmpTotals }; static func add(_ v: [Int]) { for i in v.indices { tmpTotals[i] += v[i] } } }

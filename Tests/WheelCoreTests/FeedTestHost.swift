@@ -18,6 +18,18 @@ func entries(_ ids: some Sequence<Int>, _ tag: String = "") -> [TestFeed.Entry] 
     ids.map { entry($0, tag) }
 }
 
+/// `#expect` for hot loops: the message is built, and an issue recorded, only on failure.
+func expect(_ condition: Bool, _ message: @autoclosure () -> String = "",
+            sourceLocation: SourceLocation = #_sourceLocation) {
+    if !condition { Issue.record("\(message())", sourceLocation: sourceLocation) }
+}
+
+/// `#require` for hot loops: the message is built, and the test stopped, only on failure.
+func check(_ condition: Bool, _ message: @autoclosure () -> String = "",
+           sourceLocation: SourceLocation = #_sourceLocation) throws {
+    if !condition { try #require(Bool(false), "\(message())", sourceLocation: sourceLocation) }
+}
+
 /// The fetches among `effects`.
 func fetches(in effects: [TestFeed.Effect]) -> [TestFeed.Fetch] {
     effects.compactMap { if case .fetch(let fetch) = $0 { fetch } else { nil } }
@@ -74,15 +86,15 @@ struct FeedHost {
         for effect in effects {
             switch effect {
             case .fetch(let fetch):
-                #expect(inFlight == nil, "fetch \(fetch) started while \(String(describing: inFlight)) is in flight",
+                expect(inFlight == nil, "fetch \(fetch) started while \(String(describing: inFlight)) is in flight",
                         sourceLocation: sourceLocation)
-                #expect(fetch.id > (fetches.last?.id ?? 0), "fetch ids grow: \(fetch) after \(String(describing: fetches.last))",
+                expect(fetch.id > (fetches.last?.id ?? 0), "fetch ids grow: \(fetch) after \(String(describing: fetches.last))",
                         sourceLocation: sourceLocation)
-                #expect(fetch.size == feed.settings.pageSize, sourceLocation: sourceLocation)
+                expect(fetch.size == feed.settings.pageSize, sourceLocation: sourceLocation)
                 inFlight = fetch
                 fetches.append(fetch)
             case .cancel(let id):
-                #expect(inFlight?.id == id, "cancel \(id) while \(String(describing: inFlight)) is in flight",
+                expect(inFlight?.id == id, "cancel \(id) while \(String(describing: inFlight)) is in flight",
                         sourceLocation: sourceLocation)
                 if let fetch = inFlight, fetch.id == id {
                     cancelled.append(fetch)
@@ -91,10 +103,10 @@ struct FeedHost {
             }
         }
         if case .loading(let fetch) = feed.activity {
-            #expect(fetch == inFlight, "the core loads \(fetch), the host runs \(String(describing: inFlight))",
+            expect(fetch == inFlight, "the core loads \(fetch), the host runs \(String(describing: inFlight))",
                     sourceLocation: sourceLocation)
         } else {
-            #expect(inFlight == nil, "the core loads nothing, the host runs \(String(describing: inFlight))",
+            expect(inFlight == nil, "the core loads nothing, the host runs \(String(describing: inFlight))",
                     sourceLocation: sourceLocation)
         }
         return effects

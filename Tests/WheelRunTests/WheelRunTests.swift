@@ -142,7 +142,7 @@ final class Scratch {
         let outcome = try await run(["--timeout", "300ms", path])
         #expect(outcome.status == 1)
         #expect(outcome.errors.hasPrefix("\(path):2: script timed out"), "\(outcome.errors)")
-        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(ContinuousClock.now - start < .seconds(60))   // it ends by itself (a loose bound: machines are shared)
     }
 
     @Test func theDefaultTimeoutStopsARunawayScriptByItself() async throws {
