@@ -1,5 +1,5 @@
-/// The declaration functions scripts call (`picker "name" { ... }`, `feed "name" { ... }`)
-/// and the objects they made, kept in declaration order.
+/// The declaration functions scripts call (`picker "name" { ... }`, `feed "name" { ... }`,
+/// `pager "name" { ... }`) and the objects they made, kept in declaration order.
 ///
 /// ```lua
 /// picker "resistor" { components = { ... } }       -- the DSL form: a name, then a table
@@ -10,6 +10,9 @@ import Lua
 final class Declarations {
     private(set) var pickers: [Picker] = []
     private(set) var feeds: [Feed] = []
+    private(set) var pagers: [Pager] = []
+    /// How pagers fetch images (the runtime's HTTP transport); nil: pages' images fail.
+    var transport: (any HTTPTransport)?
     var onProblem: ((ScriptProblem) -> Void)?
     /// The actor the runtime lives on, where feeds run their fetches; nil when the
     /// runtime was made and run outside any actor.
@@ -23,6 +26,10 @@ final class Declarations {
         try state.library().set("feed", declaration("feed", example: "fetch = function(key, size) ... end", in: state) { [unowned self] in
             try self.declareFeed($0, spec: $1, in: $2)
         })
+        try state.library().set("pager", declaration("pager", example: "items = { ... }, bind = { title = \"name\" }", in: state) { [unowned self] in
+            try self.declarePager($0, spec: $1, in: $2)
+        })
+        try state.library().set("url", Pager.urlFunction(in: state))
     }
 
     /// The function scripts call as `kind "name" { ... }` or `kind("name", { ... })`;
@@ -77,8 +84,30 @@ final class Declarations {
         return feed.scriptObject
     }
 
+    private func declarePager(_ name: String, spec: LuaTable, in state: LuaState) throws -> LuaValue {
+        guard !pagers.contains(where: { $0.name == name }) else {
+            throw state.callerError("a pager named '\(name)' is already declared")
+        }
+        let images = ImageLoader(transport: transport ?? NoTransport(), actor: { [weak self] in self?.actor })
+        let pager = try Pager.declare(name: name, spec: spec, state: state, images: images,
+                                      feedNamed: { [weak self] name in self?.feeds.first { $0.name == name } }) { [weak self] problem in
+            self?.onProblem?(problem)
+        }
+        pager.scriptObject = try state.value(pager)
+        pagers.append(pager)
+        return pager.scriptObject
+    }
+
     /// Stops what the declared objects have in flight (the runtime is going away).
     func stop() {
         for feed in feeds { feed.stop() }
+        for pager in pagers { pager.stopAll() }
+    }
+}
+
+/// The transport of a runtime made without one: every request fails, saying why.
+struct NoTransport: HTTPTransport {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        throw HTTPFailure(method: request.method, url: request.url, cause: .other("the runtime has no HTTP transport"))
     }
 }

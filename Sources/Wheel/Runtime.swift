@@ -58,6 +58,7 @@ public final class Runtime {
             try HTTPModule(transport: transport, timeout: options.httpTimeout).install(in: state)
         }
         declarations.actor = isolation
+        declarations.transport = options.transport
     }
 
     /// Closing the state releases what Lua holds of the declared objects, and with it the
@@ -74,6 +75,14 @@ public final class Runtime {
     /// gives `SERVER`: `try runtime.define("SERVER", "http://127.0.0.1:8080")`.
     public func define<V: LuaPushable>(_ name: String, _ value: V) throws {
         try state.library().set(name, value)
+    }
+
+    /// The pagers the script declared, in declaration order.
+    public var pagers: [Pager] { declarations.pagers }
+
+    /// The pager the script declared as `pager "name" { ... }`.
+    public func pager(named name: String) -> Pager? {
+        declarations.pagers.first { $0.name == name }
     }
 
     /// The feeds the script declared, in declaration order.

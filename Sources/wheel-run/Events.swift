@@ -9,6 +9,9 @@
 /// select 12            # select row 12 (the script's on_select runs)
 /// refresh              # fetch the first page again, back at the top
 /// retry                # try a failed fetch again
+/// swipe left           # pagers: the next page (swipe right: the previous one)
+/// jump 40              # go to page 40
+/// tap                  # print the URL the script's on_tap gives for the current page
 /// ```
 ///
 /// A component may be named `picker.component` when several pickers declare it; a feed
@@ -25,6 +28,9 @@ struct InputEvent: Equatable {
         case selectRow(feed: String?, row: Int)
         case refresh(feed: String?)
         case retry(feed: String?)
+        case swipe(pager: String?, pages: Int)
+        case jump(pager: String?, page: Int)
+        case tap(pager: String?)
     }
 
     enum Scroll: Equatable {
@@ -37,6 +43,8 @@ struct InputEvent: Equatable {
     enum Target {
         case picker(Picker)
         case feed(Feed)
+        /// With what a tap gave, if the event was a tap.
+        case pager(Pager, tap: PagerTap?)
     }
 
     var action: Action
@@ -85,6 +93,16 @@ struct InputEvent: Equatable {
         case ("reload", 2): return .reload(component: words[1])
         case ("scroll", 2): return .scroll(feed: nil, by: try scroll(words[1]))
         case ("scroll", 3): return .scroll(feed: words[1], by: try scroll(words[2]))
+        case ("swipe", 2), ("swipe", 3):
+            // A swipe to the left shows the next page, as a finger moving left does.
+            switch words.last {
+            case "left": return .swipe(pager: words.count == 3 ? words[1] : nil, pages: 1)
+            case "right": return .swipe(pager: words.count == 3 ? words[1] : nil, pages: -1)
+            default: throw EventError("\(place): swipe takes left or right: swipe left")
+            }
+        case ("jump", 2): return .jump(pager: nil, page: try number(words[1], "a page from 1"))
+        case ("jump", 3): return .jump(pager: words[1], page: try number(words[2], "a page from 1"))
+        case ("tap", 1), ("tap", 2): return .tap(pager: words.count == 2 ? words[1] : nil)
         case ("refresh", 1), ("refresh", 2): return .refresh(feed: words.count == 2 ? words[1] : nil)
         case ("retry", 1), ("retry", 2): return .retry(feed: words.count == 2 ? words[1] : nil)
         case ("spin", _): throw EventError("\(place): spin needs a component and a row count: spin band1 +3")
@@ -92,7 +110,10 @@ struct InputEvent: Equatable {
         case ("reload", _): throw EventError("\(place): reload takes at most a component: reload day")
         case ("scroll", _): throw EventError("\(place): scroll needs a row count, top or end, after the feed's name if there are several: scroll +5")
         case ("refresh", _), ("retry", _): throw EventError("\(place): \(words[0]) takes at most a feed's name: \(words[0]) articles")
-        default: throw EventError("\(place): unknown event '\(text)'; events are spin, select, reload, scroll, refresh and retry")
+        case ("swipe", _): throw EventError("\(place): swipe takes left or right, after the pager's name if there are several: swipe left")
+        case ("jump", _): throw EventError("\(place): jump needs a page from 1, after the pager's name if there are several: jump 40")
+        case ("tap", _): throw EventError("\(place): tap takes at most a pager's name: tap timeline")
+        default: throw EventError("\(place): unknown event '\(text)'; events are spin, select, reload, scroll, refresh, retry, swipe, jump and tap")
         }
     }
 
@@ -127,7 +148,40 @@ struct InputEvent: Equatable {
             let feed = try feed(name, in: runtime)
             feed.retry()
             return .feed(feed)
+        case .swipe(let name, let pages):
+            let pager = try pager(name, in: runtime)
+            pager.swipe(by: pages)
+            return .pager(pager, tap: nil)
+        case .jump(let name, let page):
+            let pager = try pager(name, in: runtime)
+            // A pager over a feed may have more pages than it has loaded: `present` asks
+            // the feed for them (`Pager.reach`).
+            guard page >= 1, page <= max(1, pager.pageCount) || pager.sourceFeedName != nil else {
+                throw EventError("\(origin): page \(page) is out of range for pager '\(pager.name)' (1 to \(pager.pageCount))")
+            }
+            pager.jump(to: page - 1)
+            return .pager(pager, tap: nil)
+        case .tap(let name):
+            let pager = try pager(name, in: runtime)
+            return .pager(pager, tap: pager.tap())
         }
+    }
+
+    /// The pager an event names, or the only one.
+    private func pager(_ name: String?, in runtime: Runtime) throws(EventError) -> Pager {
+        let pagers = runtime.pagers
+        if let name {
+            guard let pager = runtime.pager(named: name) else {
+                throw EventError("\(origin): no pager '\(name)'" + (pagers.isEmpty ? " (the script declares no pager)" : " (pagers: \(pagers.map(\.name).joined(separator: ", ")))"))
+            }
+            return pager
+        }
+        guard pagers.count == 1, let pager = pagers.first else {
+            throw EventError(pagers.isEmpty
+                ? "\(origin): '\(text)' acts on a pager, and the script declares none"
+                : "\(origin): the script declares \(pagers.count) pagers; name one: \(text.split(separator: " ")[0]) \(pagers[0].name) ...")
+        }
+        return pager
     }
 
     private func selectRow(_ row: Int, in feed: Feed) throws(EventError) -> Feed {
@@ -179,8 +233,8 @@ struct InputEvent: Equatable {
             }
             do { try picker.reload() } catch { throw EventError("\(origin): \(error)") }
             return picker
-        case .scroll, .selectRow, .refresh, .retry:
-            preconditionFailure("a feed event applied to pickers")
+        case .scroll, .selectRow, .refresh, .retry, .swipe, .jump, .tap:
+            preconditionFailure("a feed or pager event applied to pickers")
         }
     }
 

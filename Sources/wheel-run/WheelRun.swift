@@ -23,7 +23,8 @@ struct WheelRun: AsyncParsableCommand {
             one event per line or separated by ';': spin <component> <rows>, \
             select <component> <index>, reload [<component>]. A script that declares feeds \
             gets a frame of each; its events are scroll [<feed>] <rows>|top|end, \
-            select [<feed>] <row>, refresh [<feed>] and retry [<feed>]. --serve <folder> \
+            select [<feed>] <row>, refresh [<feed>] and retry [<feed>]. Pagers: \
+            swipe [<pager>] left|right, jump [<pager>] <page>, tap [<pager>]. --serve <folder> \
             serves a folder over HTTP for the script (its address in SERVER).
             Exit status: 0 success, 1 script error, 2 usage error.
             """)
@@ -51,6 +52,9 @@ struct WheelRun: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Serve this folder over HTTP on 127.0.0.1 while the script runs; the script's global SERVER holds the address.", valueName: "folder"))
     var serve: String?
+
+    @Flag(help: "Open the URL a pager's tap gives with the system's opener (xdg-open), besides printing it.")
+    var open = false
 
     @MainActor
     mutating func run() async throws {
@@ -136,14 +140,21 @@ struct WheelRun: AsyncParsableCommand {
     /// frames as a pipe (`--headless`).
     @MainActor
     private func present(_ runtime: Runtime, events: [InputEvent]) async throws {
-        guard !runtime.pickers.isEmpty || !runtime.feeds.isEmpty else {
+        guard !runtime.pickers.isEmpty || !runtime.feeds.isEmpty || !runtime.pagers.isEmpty else {
             if !events.isEmpty { throw ValidationError("the script declares nothing for the events to act on") }
             return
         }
         for picker in runtime.pickers { Output.frame(PickerText.render(picker.frame(), picker: picker)) }
-        for feed in runtime.feeds {
+        // A feed that is a pager's source is shown through the pager.
+        let sources = Set(runtime.pagers.compactMap(\.sourceFeedName))
+        for feed in runtime.feeds where !sources.contains(feed.name) {
             feed.setViewport(0..<FeedText.viewportRows)
             await show(feed, after: nil)
+        }
+        for pager in runtime.pagers {
+            pager.start()
+            await pager.settle()
+            Output.frame(PagerText.render(pager))
         }
         for event in events {
             let target: InputEvent.Target
@@ -157,7 +168,35 @@ struct WheelRun: AsyncParsableCommand {
                 Output.frame("> \(event.text)\n" + PickerText.render(picker.frame(), picker: picker))
             case .feed(let feed):
                 await show(feed, after: event.text)
+            case .pager(let pager, let tap):
+                var heading = "> \(event.text)\n"
+                switch tap {
+                case .open(let url)?:
+                    heading += "open \(url)\n"
+                    if open { openURL(url) }
+                case .refused(let reason)?:
+                    heading += "tap refused: \(reason)\n"
+                case nil:
+                    break
+                }
+                if case .jump(_, let page) = event.action, pager.current < page - 1 {
+                    await pager.reach(page - 1)
+                }
+                await pager.settle()
+                Output.frame(heading + PagerText.render(pager))
             }
+        }
+    }
+
+    /// Opens `url` (already checked to be http or https) with the system's opener.
+    private func openURL(_ url: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xdg-open", url]
+        do {
+            try process.run()
+        } catch {
+            Output.error("--open: cannot run xdg-open: \(error)")
         }
     }
 

@@ -366,7 +366,10 @@ final class FeedHarness {
         try runtime.state.load(source, name: "test").call(returning: LuaFunction.self)
     }
 
-    func stop() async throws {
+    /// Ends the test: every test also shows that the server never had two of the feed's
+    /// requests in flight at once.
+    func stop(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(server.maxInFlight(pathPrefix: "/items") <= 1, sourceLocation: sourceLocation)
         try await server.stop()
         try? FileManager.default.removeItem(at: folder)
     }
