@@ -63,9 +63,11 @@ import WheelServer
     }
 
     @Test func aHundredThousandSwipesKeepAtMostTwoKPlusOneBoundAndMatchEveryBind() async throws {
+        let server = try await Self.imageServer()
         let run = try await PagerScript.run("""
             local records = {}
-            for i = 1, 10000 do records[i] = { title = "record " .. i } end
+            -- 500 avatars among 10,000 records: fetches early on, cache hits later.
+            for i = 1, 10000 do records[i] = { title = "record " .. i, image = SERVER .. "/img/" .. (i % 500) .. ".png" } end
             local counts = records[1]                 -- the test reads the counts from here
             counts.binds, counts.unbinds = 0, 0
             pager "p" {
@@ -73,13 +75,16 @@ import WheelServer
               on_bind = function(record, index) counts.binds = counts.binds + 1 end,
               on_unbind = function(record, index) counts.unbinds = counts.unbinds + 1 end,
             }
-            """)
+            """, server: server)
         let pager = run.pager
         var bound = Set<Int>()
-        var binds = 0, unbinds = 0, most = 0
+        var binds = 0, unbinds = 0, most = 0, images = 0
         var violations: [String] = []
         pager.observe { event in
             switch event {
+            case .imageChanged(let index, _):
+                images += 1
+                if !bound.contains(index) { violations.append("an image came for unbound page \(index)") }
             case .bound(let page):
                 if bound.contains(page.index) { violations.append("bound twice: \(page.index)") }
                 bound.insert(page.index)
@@ -100,13 +105,20 @@ import WheelServer
             default: pager.swipe(by: -1)
             }
             if step % 10_000 == 0 { #expect(Set(pager.boundPages.map(\.index)) == bound) }
+            // Now and then, let the bound pages' images arrive; in between, swipes cancel
+            // fetches in flight and start others, until the cache holds every avatar.
+            if step % 250 == 0 { await pager.settle() }
         }
+        await pager.settle()
         pager.stop()
         #expect(violations.isEmpty, "\(violations.prefix(5))")
         #expect(most <= 3)
         #expect(bound.isEmpty)
         #expect(binds == unbinds)
         #expect(binds > 100_000)
+        #expect(images > 100)
+        #expect(pager.images.statistics.deliveredToUnbound == 0)
+        try await server.stop()
         guard case .items(let records) = pager.source, case .table(let counts) = records[0] else {
             Issue.record("no records")
             return
