@@ -9,6 +9,9 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include "CLuaReference.h"
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define COUNTER_TYPE "clr.Counter"
 #define PICKER_TYPE "clr.Picker"
@@ -216,4 +219,186 @@ uint64_t clr_picker_frames(clr_state *state, int64_t *selections, int components
         }
     }
     return sink;
+}
+
+/* ---- Pagers ---- */
+
+enum { PAGER_TITLE, PAGER_TEXT, PAGER_SUBTITLE, PAGER_FIELDS };
+
+/* A bound page as a C host keeps it for drawing: its fields, copied out of Lua. */
+typedef struct pager_page {
+    int64_t index;                  /* -1: the slot holds no page */
+    char *fields[PAGER_FIELDS];     /* NULL for an empty field */
+    size_t lengths[PAGER_FIELDS];
+} pager_page;
+
+struct clr_pager {
+    clr_state *state;
+    int *records;                   /* a registry reference per record */
+    int64_t count;
+    int keep;
+    int bind_function;              /* a registry reference, or LUA_NOREF: the paths */
+    int64_t current;
+    int64_t first, last;            /* the bound window; empty when first > last */
+    pager_page *slots;              /* 2 keep + 1 of them: page i is in slot i % (2 keep + 1) */
+};
+
+static void pager_fail(const char *what) {
+    fprintf(stderr, "CLuaReference: pager: %s\n", what);
+    abort();
+}
+
+/* Copies the string (or number) on top of the stack into the page's field and pops it;
+   anything else leaves the field empty. */
+static void pager_copy_field(lua_State *L, pager_page *page, int field) {
+    size_t length = 0;
+    const char *text = lua_isstring(L, -1) ? lua_tolstring(L, -1, &length) : NULL;
+    page->fields[field] = NULL;
+    page->lengths[field] = 0;
+    if (text != NULL && length > 0) {
+        char *copy = malloc(length + 1);
+        if (copy == NULL) pager_fail("out of memory");
+        memcpy(copy, text, length);
+        copy[length] = '\0';
+        page->fields[field] = copy;
+        page->lengths[field] = length;
+    }
+    lua_pop(L, 1);
+}
+
+static uint64_t pager_bind(clr_pager *pager, int64_t index) {
+    lua_State *L = pager->state->L;
+    pager_page *page = &pager->slots[index % (2 * pager->keep + 1)];
+    if (page->index >= 0) pager_fail("a page was bound over another");
+    page->index = index;
+    int top = lua_gettop(L);
+    if (pager->bind_function == LUA_NOREF) {
+        /* title = "from_user", text = "text", subtitle = "user.name" */
+        lua_rawgeti(L, LUA_REGISTRYINDEX, pager->records[index]);
+        if (lua_type(L, -1) != LUA_TTABLE) pager_fail("a record is not a table");
+        lua_getfield(L, -1, "from_user");
+        pager_copy_field(L, page, PAGER_TITLE);
+        lua_getfield(L, -1, "text");
+        pager_copy_field(L, page, PAGER_TEXT);
+        if (lua_getfield(L, -1, "user") == LUA_TTABLE) {
+            lua_getfield(L, -1, "name");
+            pager_copy_field(L, page, PAGER_SUBTITLE);
+        } else {
+            page->fields[PAGER_SUBTITLE] = NULL;
+            page->lengths[PAGER_SUBTITLE] = 0;
+        }
+    } else {
+        lua_pushcfunction(L, traceback);
+        int handler = lua_gettop(L);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, pager->bind_function);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, pager->records[index]);
+        lua_pushinteger(L, index + 1);   /* scripts count from 1 */
+        if (lua_pcall(L, 2, 1, handler) != LUA_OK) fail(L, "pager bind function");
+        if (lua_type(L, -1) != LUA_TTABLE) pager_fail("the bind function returned no table");
+        lua_getfield(L, -1, "title");
+        pager_copy_field(L, page, PAGER_TITLE);
+        lua_getfield(L, -1, "text");
+        pager_copy_field(L, page, PAGER_TEXT);
+        lua_getfield(L, -1, "subtitle");
+        pager_copy_field(L, page, PAGER_SUBTITLE);
+    }
+    lua_settop(L, top);
+    /* The host reads the page it bound. */
+    uint64_t sink = 0;
+    for (int f = 0; f < PAGER_FIELDS; f++) {
+        size_t length = page->lengths[f];
+        sink += length + (length > 0 ? (unsigned char)page->fields[f][length - 1] : 0);
+    }
+    return sink;
+}
+
+static void pager_unbind(clr_pager *pager, int64_t index) {
+    pager_page *page = &pager->slots[index % (2 * pager->keep + 1)];
+    if (page->index != index) pager_fail("a page that is not bound was unbound");
+    for (int f = 0; f < PAGER_FIELDS; f++) {
+        free(page->fields[f]);
+        page->fields[f] = NULL;
+        page->lengths[f] = 0;
+    }
+    page->index = -1;
+}
+
+/* Makes page `to` current: unbinds what leaves the window, then binds what enters it. */
+static uint64_t pager_move(clr_pager *pager, int64_t to) {
+    int64_t first = to - pager->keep < 0 ? 0 : to - pager->keep;
+    int64_t last = to + pager->keep > pager->count - 1 ? pager->count - 1 : to + pager->keep;
+    uint64_t sink = 0;
+    for (int64_t i = pager->first; i <= pager->last; i++) {
+        if (i < first || i > last) pager_unbind(pager, i);
+    }
+    for (int64_t i = first; i <= last; i++) {
+        if (i < pager->first || i > pager->last) sink += pager_bind(pager, i);
+    }
+    pager->first = first;
+    pager->last = last;
+    pager->current = to;
+    return sink;
+}
+
+clr_pager *clr_pager_open(clr_state *state, const char *records_chunk, int64_t count,
+                          const char *bind_function, int keep) {
+    if (count < 1 || keep < 0 || keep > 100) pager_fail("bad pager shape");
+    lua_State *L = state->L;
+    clr_pager *pager = calloc(1, sizeof *pager);
+    if (pager == NULL) return NULL;
+    pager->state = state;
+    pager->count = count;
+    pager->keep = keep;
+    pager->records = calloc((size_t)count, sizeof *pager->records);
+    pager->slots = calloc((size_t)(2 * keep + 1), sizeof *pager->slots);
+    if (pager->records == NULL || pager->slots == NULL) {
+        free(pager->records);
+        free(pager->slots);
+        free(pager);
+        return NULL;
+    }
+    for (int s = 0; s < 2 * keep + 1; s++) pager->slots[s].index = -1;
+
+    if (luaL_loadbufferx(L, records_chunk, strlen(records_chunk), "=pager records", "t") != LUA_OK) fail(L, "pager records");
+    lua_pushinteger(L, count);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) fail(L, "pager records");
+    if (lua_type(L, -1) != LUA_TTABLE) pager_fail("the records chunk returned no list");
+    for (int64_t i = 0; i < count; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        pager->records[i] = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_pop(L, 1);
+    pager->bind_function = bind_function == NULL ? LUA_NOREF : compile(L, bind_function, "=pager bind");
+
+    pager->first = 0;
+    pager->last = -1;
+    (void)pager_move(pager, 0);
+    return pager;
+}
+
+void clr_pager_close(clr_pager *pager) {
+    if (pager == NULL) return;
+    lua_State *L = pager->state->L;
+    for (int64_t i = pager->first; i <= pager->last; i++) pager_unbind(pager, i);
+    for (int64_t i = 0; i < pager->count; i++) luaL_unref(L, LUA_REGISTRYINDEX, pager->records[i]);
+    if (pager->bind_function != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, pager->bind_function);
+    free(pager->records);
+    free(pager->slots);
+    free(pager);
+}
+
+uint64_t clr_pager_swipes(clr_pager *pager, int64_t swipes) {
+    uint64_t sink = 0;
+    for (int64_t s = 0; s < swipes; s++) {
+        sink += pager_move(pager, pager->current == pager->count - 1 ? 0 : pager->current + 1);
+    }
+    return sink;
+}
+
+int clr_trim_heap(void) {
+#ifdef __GLIBC__
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
 }

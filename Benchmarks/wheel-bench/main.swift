@@ -378,6 +378,9 @@ func allCases() -> [() throws -> BenchCase] {
         tightLoop,
         pickerFramesWithTitles,
         pickerFramesWithItems,
+        // Pagers (PagerBench.swift).
+        PagerBench.bindingWithPaths,
+        PagerBench.bindingWithFunction,
     ]
 }
 
@@ -545,7 +548,8 @@ func writeError(_ text: String) { writeLine(text, to: 2) }
         return 2
     }
     let feedCases = FeedBench.selected(by: settings.only)
-    if rows.isEmpty && feedCases.isEmpty {
+    let pagerMemory = PagerBench.memorySelected(by: settings.only)
+    if rows.isEmpty && feedCases.isEmpty && !pagerMemory {
         writeError("wheel-bench: no case's name contains '\(settings.only ?? "")'")
         return 2
     }
@@ -559,6 +563,15 @@ func writeError(_ text: String) { writeLine(text, to: 2) }
     if !feedCases.isEmpty {
         do {
             missed += try await FeedBench.run(feedCases, settings: settings, afterTable: !rows.isEmpty)
+        } catch {
+            writeError("wheel-bench: \(error)")
+            return 2
+        }
+    }
+    // Pagers' memory (PagerBench.swift): a section of its own after the feeds.
+    if pagerMemory {
+        do {
+            missed += try PagerBench.runMemory(afterOutput: !rows.isEmpty || !feedCases.isEmpty)
         } catch {
             writeError("wheel-bench: \(error)")
             return 2

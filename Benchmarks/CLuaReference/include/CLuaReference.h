@@ -50,4 +50,33 @@ int64_t clr_run_sum_loop(clr_state *state, int64_t n);
 uint64_t clr_picker_frames(clr_state *state, int64_t *selections, int components, int rows,
                            int64_t count, int64_t step, int64_t frames);
 
+/* Pager pages bound as a C host binds them. The records are made by `records_chunk` (Lua
+   text, called with `count`; it returns a list of `count` tables), and each record is held
+   by a registry reference of its own, as Wheel holds them. Pages are 0-based; the bound
+   window is the current page and `keep` pages on each side (clipped to the records), and
+   clr_pager_open binds the first window (page 0 current).
+
+   Binding a page reads three fields of its record and copies each string into memory the
+   page owns (malloc), freed when the page is unbound; a missing field is empty:
+   - without `bind_function`: title = record.from_user, text = record.text and
+     subtitle = record.user.name, with lua_getfield (the nested one through user);
+   - with `bind_function` (Lua text returning function(record, index)): the function is
+     called with lua_pcall under a traceback message handler, with the record and its
+     1-based index, and title, text and subtitle are read from the table it returns. */
+typedef struct clr_pager clr_pager;
+clr_pager *clr_pager_open(clr_state *state, const char *records_chunk, int64_t count,
+                          const char *bind_function, int keep);
+void clr_pager_close(clr_pager *pager);
+
+/* `swipes` moves of the current page, as Wheel's PagerCore makes them: one page on, or,
+   from the last page, a jump back to the first. Each move unbinds the pages that leave the
+   window (freeing their strings) before it binds those that enter. Returns a checksum over
+   the pages bound: for each of the three fields, its length plus its last byte. */
+uint64_t clr_pager_swipes(clr_pager *pager, int64_t swipes);
+
+/* Hands the heap's free pages back to the system (glibc's malloc_trim), so that a reading
+   of the resident set counts what is allocated, not what was freed earlier. Returns 1 if
+   memory was released, 0 if none was or where malloc_trim does not exist. */
+int clr_trim_heap(void);
+
 #endif
