@@ -68,6 +68,36 @@ public final class LuaTable: LuaReference {
         lua_rawset(L, -3)
     }
 
+    /// The text at `path` (`["user", "name"]` for `t.user.name`), each step read raw (no
+    /// metamethods) on the stack, with no reference made on the way: strings as they are
+    /// (bytes that are not UTF-8 repaired), numbers as Lua prints them, booleans as `true`
+    /// or `false`. nil when a step is missing or not a table, or the value has no text.
+    public func text(atPath path: [String]) -> String? {
+        guard !path.isEmpty, (try? state.checkOpen()) != nil else { return nil }
+        state.enter()
+        let L = state.handle
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+        guard lua_checkstack(L, Int32(path.count) + 2) != 0 else { return nil }
+        push()
+        for key in path {
+            guard lua_type(L, -1) == LUA_TTABLE else { return nil }
+            key.push(to: state)
+            lua_rawget(L, -2)
+        }
+        switch lua_type(L, -1) {
+        case LUA_TSTRING, LUA_TNUMBER:
+            if let text = try? String.read(from: state, at: -1) { return text }
+            var length = 0
+            guard let bytes = lua_tolstring(L, -1, &length) else { return nil }
+            return String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+        case LUA_TBOOLEAN:
+            return lua_toboolean(L, -1) != 0 ? "true" : "false"
+        default:
+            return nil
+        }
+    }
+
     /// The border of the sequence part, as `#` without `__len`.
     public var count: Int {
         guard (try? state.checkOpen()) != nil else { return 0 }

@@ -263,11 +263,13 @@ public final class Pager {
         } else {
             page.problem = "loading…"
         }
-        pages[index] = page
-        page.image = images.request(page: index, url: page.fields["image"]) { [weak self] index, image in
-            self?.imageArrived(index, image)
+        // The loader answers at once; a completion, if any, comes later on the actor.
+        if let url = page.fields["image"], !url.isEmpty {
+            page.image = images.request(page: index, url: url) { [weak self] index, image in
+                self?.imageArrived(index, image)
+            }
         }
-        pages[index]?.image = page.image
+        pages[index] = page
         emit(.bound(page))
         if let onBind = functions.onBind, let record = record(index) {
             do { try onBind.call(record, index + 1) } catch { problem(ScriptProblem(error)) }

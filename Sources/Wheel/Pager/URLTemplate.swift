@@ -92,25 +92,11 @@ struct FieldPath: Sendable, Equatable {
         keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
-    /// The value at the path, read without metamethods; nil when a step is missing or not
-    /// a table.
-    func value(in record: LuaTable) -> LuaValue? {
-        var table = record
-        for (position, key) in keys.enumerated() {
-            guard let value = try? table.rawGet(key, as: LuaValue.self) else { return nil }
-            if position == keys.count - 1 { return value.isNothing ? nil : value }
-            guard case .table(let next) = value else { return nil }
-            table = next
-        }
-        return nil
-    }
-
-    /// The value as a row's text: strings as they are, numbers as Lua prints them,
-    /// booleans as `true`/`false`; nil for a missing field (and for tables and functions,
-    /// which have no text).
+    /// The value as text: strings as they are, numbers as Lua prints them, booleans as
+    /// `true`/`false`; nil for a missing field (and for tables and functions, which have
+    /// no text). Read on the stack, with no reference made (`LuaTable.text(atPath:)`).
     func text(in record: LuaTable) -> String? {
-        guard let value = value(in: record) else { return nil }
-        return Self.text(of: value)
+        record.text(atPath: keys)
     }
 
     static func text(of value: LuaValue) -> String? {
