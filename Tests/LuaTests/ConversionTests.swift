@@ -1,3 +1,4 @@
+import CLua
 import Testing
 @testable import Lua
 
@@ -127,6 +128,26 @@ import Testing
         #expect(throws: LuaError.self) { try table.set("bad", 1) }
         #expect(try table.get("fine", as: Int.self) == 1)    // still usable
         #expect(throws: LuaError.self) { try table.rawSet(Double.nan, 1) }
+    }
+
+    @Test func textAtAPathReadsNestedFieldsRawWithoutErrors() throws {
+        let state = try LuaState()
+        let table = try state.load("""
+            return { user = { name = "ana", age = 30, ratio = 0.5, admin = false, tags = {} },
+                     bytes = "\\255ok", hidden = setmetatable({}, { __index = function() error("no") end }) }
+            """, name: "paths").call(returning: LuaTable.self)
+        let stackTop = lua_gettop(state.handle)
+        #expect(table.text(atPath: ["user", "name"]) == "ana")
+        #expect(table.text(atPath: ["user", "age"]) == "30")
+        #expect(table.text(atPath: ["user", "ratio"]) == "0.5")
+        #expect(table.text(atPath: ["user", "admin"]) == "false")
+        #expect(table.text(atPath: ["user", "tags"]) == nil)        // a table has no text
+        #expect(table.text(atPath: ["user", "name", "x"]) == nil)   // a string is not a table
+        #expect(table.text(atPath: ["missing", "name"]) == nil)
+        #expect(table.text(atPath: ["hidden", "x"]) == nil)         // raw: no __index runs
+        #expect(table.text(atPath: []) == nil)
+        #expect(table.text(atPath: ["bytes"]) == "\u{FFFD}ok")      // not UTF-8: repaired
+        #expect(lua_gettop(state.handle) == stackTop)
     }
 
     @Test func referencesAreReleasedThroughTheQueue() throws {
