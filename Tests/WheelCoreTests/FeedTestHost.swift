@@ -9,23 +9,23 @@ import WheelCore
 typealias TestFeed = FeedCore<Int, String, Int>
 
 /// An entry whose item names its id and, with `tag`, which copy it is.
-func entry(_ id: Int?, _ tag: String = "") -> TestFeed.Entry {
+func feedEntry(_ id: Int?, _ tag: String = "") -> TestFeed.Entry {
     .init(item: "\(tag)item \(id.map(String.init) ?? "-")", id: id)
 }
 
 /// Entries for `ids`.
-func entries(_ ids: some Sequence<Int>, _ tag: String = "") -> [TestFeed.Entry] {
-    ids.map { entry($0, tag) }
+func feedEntries(_ ids: some Sequence<Int>, _ tag: String = "") -> [TestFeed.Entry] {
+    ids.map { feedEntry($0, tag) }
 }
 
 /// `#expect` for hot loops: the message is built, and an issue recorded, only on failure.
-func expect(_ condition: Bool, _ message: @autoclosure () -> String = "",
+func expectLazily(_ condition: Bool, _ message: @autoclosure () -> String = "",
             sourceLocation: SourceLocation = #_sourceLocation) {
     if !condition { Issue.record("\(message())", sourceLocation: sourceLocation) }
 }
 
 /// `#require` for hot loops: the message is built, and the test stopped, only on failure.
-func check(_ condition: Bool, _ message: @autoclosure () -> String = "",
+func requireLazily(_ condition: Bool, _ message: @autoclosure () -> String = "",
            sourceLocation: SourceLocation = #_sourceLocation) throws {
     if !condition { try #require(Bool(false), "\(message())", sourceLocation: sourceLocation) }
 }
@@ -43,7 +43,7 @@ struct FeedServer {
     init(entries: [TestFeed.Entry]) { self.entries = entries }
 
     /// Items `0 ..< count` with ids equal to their offsets.
-    init(count: Int, tag: String = "") { entries = (0..<count).map { entry($0, tag) } }
+    init(count: Int, tag: String = "") { entries = (0..<count).map { feedEntry($0, tag) } }
 
     func reply(key: Int, size: Int) -> TestFeed.Reply {
         let start = min(max(0, key), entries.count)
@@ -86,15 +86,15 @@ struct FeedHost {
         for effect in effects {
             switch effect {
             case .fetch(let fetch):
-                expect(inFlight == nil, "fetch \(fetch) started while \(String(describing: inFlight)) is in flight",
+                expectLazily(inFlight == nil, "fetch \(fetch) started while \(String(describing: inFlight)) is in flight",
                         sourceLocation: sourceLocation)
-                expect(fetch.id > (fetches.last?.id ?? 0), "fetch ids grow: \(fetch) after \(String(describing: fetches.last))",
+                expectLazily(fetch.id > (fetches.last?.id ?? 0), "fetch ids grow: \(fetch) after \(String(describing: fetches.last))",
                         sourceLocation: sourceLocation)
-                expect(fetch.size == feed.settings.pageSize, sourceLocation: sourceLocation)
+                expectLazily(fetch.size == feed.settings.pageSize, sourceLocation: sourceLocation)
                 inFlight = fetch
                 fetches.append(fetch)
             case .cancel(let id):
-                expect(inFlight?.id == id, "cancel \(id) while \(String(describing: inFlight)) is in flight",
+                expectLazily(inFlight?.id == id, "cancel \(id) while \(String(describing: inFlight)) is in flight",
                         sourceLocation: sourceLocation)
                 if let fetch = inFlight, fetch.id == id {
                     cancelled.append(fetch)
@@ -103,10 +103,10 @@ struct FeedHost {
             }
         }
         if case .loading(let fetch) = feed.activity {
-            expect(fetch == inFlight, "the core loads \(fetch), the host runs \(String(describing: inFlight))",
+            expectLazily(fetch == inFlight, "the core loads \(fetch), the host runs \(String(describing: inFlight))",
                     sourceLocation: sourceLocation)
         } else {
-            expect(inFlight == nil, "the core loads nothing, the host runs \(String(describing: inFlight))",
+            expectLazily(inFlight == nil, "the core loads nothing, the host runs \(String(describing: inFlight))",
                     sourceLocation: sourceLocation)
         }
         return effects

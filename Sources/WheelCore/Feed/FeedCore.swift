@@ -345,7 +345,6 @@ public struct FeedCore<Key: Hashable & Sendable, Item, ID: Hashable> {
     /// Starts the fetch the rows need, if nothing is in flight and no error waits.
     private mutating func advance() -> [Effect] {
         guard activity == .idle else { return [] }
-        let window = max(0, viewport.lowerBound - settings.prefetch)..<(viewport.upperBound + settings.prefetch)
         if let index = droppedPage(near: viewport) ?? droppedPage(near: window) {
             return begin(.page(index), key: pages[index].key, attempt: 1)
         }
@@ -353,6 +352,13 @@ public struct FeedCore<Key: Hashable & Sendable, Item, ID: Hashable> {
             return begin(.next, key: key, attempt: 1)
         }
         return []
+    }
+
+    /// The viewport and `prefetch` rows either side of it. The end stops at `Int.max`: a
+    /// huge prefetch (or viewport) must not overflow.
+    private var window: Range<Int> {
+        let (end, overflow) = viewport.upperBound.addingReportingOverflow(settings.prefetch)
+        return max(0, viewport.lowerBound - settings.prefetch)..<(overflow ? .max : end)
     }
 
     private mutating func begin(_ purpose: Fetch.Purpose, key: Key, attempt: Int) -> [Effect] {
@@ -450,7 +456,6 @@ public struct FeedCore<Key: Hashable & Sendable, Item, ID: Hashable> {
     /// never one that the viewport or the prefetch distance covers.
     private mutating func dropFarPages() {
         guard let limit = settings.maxItems else { return }
-        let window = max(0, viewport.lowerBound - settings.prefetch)..<(viewport.upperBound + settings.prefetch)
         while itemCount > limit {
             var farthest: (page: Int, distance: Int)?
             for page in held {
