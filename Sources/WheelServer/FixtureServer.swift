@@ -67,16 +67,19 @@ public final class FixtureServer: Sendable {
                 }
             }
         let boundPort = listener.channel.localAddress?.port ?? port
+        // The accept loop is never cancelled: it ends when `stop` closes the listener,
+        // after every connection already accepted has been handed to `serve`. A wrapped
+        // connection that nobody ran `executeThenClose` on would trap when it is freed
+        // (NIO requires its writer to be finished), so none may be dropped. The
+        // connections' own tasks are the ones `stop` cancels.
         let serving = Task(executorPreference: serverThread) {
             _ = try? await listener.executeThenClose { connections in
-                await withDiscardingTaskGroup { group in
-                    do {
-                        for try await connection in connections {
-                            group.addTask { await core.serve(connection) }
-                        }
-                    } catch {
-                        // The listener closed: stop() is under way.
+                do {
+                    for try await connection in connections {
+                        core.spawn { await core.serve(connection) }
                     }
+                } catch {
+                    // The listener closed: stop() is under way.
                 }
             }
         }
@@ -86,10 +89,14 @@ public final class FixtureServer: Sendable {
     /// Stops listening, closes every connection (hanging requests end there) and waits
     /// until all of them have finished.
     public func stop() async throws {
-        serving.cancel()
+        core.closeConnections()             // connections from now on close at once
         try? await listener.close()
+        await serving.value                 // every accepted connection has a task
         core.closeConnections()
-        await serving.value
+        for task in core.connectionTasks() {
+            task.cancel()                   // handlers waiting (a delay, a hang) stop
+            await task.value
+        }
     }
 
     // MARK: - The request log
@@ -116,10 +123,31 @@ final class ServerCore: Sendable {
     let handler: FixtureServer.Handler?
     let log = RequestLog()
     private let open = Mutex<(next: Int, channels: [Int: any Channel], stopped: Bool)>((0, [:], false))
+    /// The connections' tasks, until each ends.
+    private let tasks = Mutex<(next: Int, running: [Int: Task<Void, Never>])>((0, [:]))
 
     init(files: StaticFiles, handler: FixtureServer.Handler?) {
         self.files = files
         self.handler = handler
+    }
+
+    /// Runs `body` (a connection's service) as a task on the server's thread, kept until
+    /// it ends so that `stop` can cancel and await it.
+    func spawn(_ body: @escaping @Sendable () async -> Void) {
+        tasks.withLock { tasks in
+            tasks.next += 1
+            let id = tasks.next
+            // Made under the lock: the task's own removal waits for its insertion.
+            tasks.running[id] = Task(executorPreference: serverThread) { [self] in
+                await body()
+                _ = self.tasks.withLock { $0.running.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// The connections' tasks still running.
+    func connectionTasks() -> [Task<Void, Never>] {
+        tasks.withLock { Array($0.running.values) }
     }
 
     func closeConnections() {
@@ -141,7 +169,8 @@ final class ServerCore: Sendable {
             return open.next
         }
         guard let key else {
-            channel.close(promise: nil)
+            // Stopping: closed at once, through executeThenClose, which finishes the writer.
+            try? await connection.executeThenClose { _, _ in }
             return
         }
         defer { _ = open.withLock { $0.channels.removeValue(forKey: key) } }

@@ -74,6 +74,7 @@ public struct FeedCore<Key: Hashable & Sendable, Item, ID: Hashable> {
             }
             if attempts < 1 { return "retry attempts must be at least 1 (got \(attempts))" }
             if backoff < .zero { return "retry backoff must not be negative" }
+            if maxBackoff < .zero { return "the longest retry backoff must not be negative" }
             return nil
         }
     }
