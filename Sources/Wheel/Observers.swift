@@ -22,3 +22,19 @@ struct Observers<Event> {
         for entry in handlers { entry.handler(event) }
     }
 }
+
+/// The tasks waiting for an object to settle (`feed.settle()`, `pager.settle()`).
+struct Waiters {
+    private var continuations: [CheckedContinuation<Void, Never>] = []
+
+    mutating func add(_ continuation: CheckedContinuation<Void, Never>) {
+        continuations.append(continuation)
+    }
+
+    /// Resumes every waiting task (each then checks again whether it may go on).
+    mutating func resumeAll() {
+        let waiting = continuations
+        continuations.removeAll()
+        for continuation in waiting { continuation.resume() }
+    }
+}

@@ -96,7 +96,7 @@ import WheelServer
             default: break
             }
         }
-        var random = SeededGenerator(seed: 0x5EED_4)
+        var random = ImageRandom(seed: 0x5EED_4)
         pager.start()
         for step in 0..<100_000 {
             switch Int.random(in: 0..<100, using: &random) {
@@ -147,7 +147,7 @@ import WheelServer
             default: break
             }
         }
-        var random = SeededGenerator(seed: 0x1A6E5)
+        var random = ImageRandom(seed: 0x1A6E5)
         pager.start()
         for step in 0..<3_000 {
             switch Int.random(in: 0..<100, using: &random) {
@@ -434,18 +434,5 @@ struct PagerScript {
     /// The function a chunk returns (the chunk sees the library's globals, not the script's).
     func lua(_ source: String) throws -> LuaFunction {
         try runtime.state.load(source, name: "test").call(returning: LuaFunction.self)
-    }
-}
-
-/// A small seeded generator (SplitMix64) for repeatable walks.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -49,7 +49,7 @@ public final class Feed {
     /// for them, so the server never has two requests of this feed at once.
     private var cancelled: [Task<Void, Never>] = []
     private var timer: (due: Duration, task: Task<Void, Never>)?
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var waiters = Waiters()
     private var observers = Observers<FeedEvent>()
     private let origin = ContinuousClock.now
 
@@ -159,7 +159,7 @@ public final class Feed {
     /// automatic retries have run. For tools and tests; a UI host observes instead.
     public func settle(isolation: isolated (any Actor)? = #isolation) async {
         while !isSettled {
-            await withCheckedContinuation(isolation: isolation) { waiters.append($0) }
+            await withCheckedContinuation(isolation: isolation) { waiters.add($0) }
         }
     }
 
@@ -180,9 +180,7 @@ public final class Feed {
         cancelled.removeAll()
         timer?.task.cancel()
         timer = nil
-        let waiting = waiters
-        waiters.removeAll()
-        for waiter in waiting { waiter.resume() }
+        waiters.resumeAll()
     }
 
     // MARK: - Driving the core
@@ -207,11 +205,7 @@ public final class Feed {
         scheduleRetry()
         if core.revision != revision { emit(.rowsChanged) }
         if core.footer != footer { emit(.footerChanged(FeedFooter(core.footer))) }
-        if isSettled, !waiters.isEmpty {
-            let waiting = waiters
-            waiters.removeAll()
-            for waiter in waiting { waiter.resume() }
-        }
+        if isSettled { waiters.resumeAll() }
     }
 
     private func launch(_ fetch: Core.Fetch) {

@@ -61,7 +61,7 @@ public final class Pager {
     private var feedObserver: Int?
     private var pages: [Int: PagerPage] = [:]
     private var observers = Observers<PagerEvent>()
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var waiters = Waiters()
 
     init(name: String, source: Source, binding: Binding, functions: Functions, keep: Int, state: LuaState,
          images: ImageLoader, feedNamed: @escaping (String) -> Feed?, reportProblem: @escaping (ScriptProblem) -> Void) {
@@ -205,7 +205,7 @@ public final class Pager {
         while true {
             if let feed { await feed.settle(isolation: isolation) }
             if isSettled { return }
-            await withCheckedContinuation(isolation: isolation) { waiters.append($0) }
+            await withCheckedContinuation(isolation: isolation) { waiters.add($0) }
         }
     }
 
@@ -225,10 +225,8 @@ public final class Pager {
     }
 
     private func settleWaitersIfDone() {
-        guard isSettled, !waiters.isEmpty else { return }
-        let waiting = waiters
-        waiters.removeAll()
-        for waiter in waiting { waiter.resume() }
+        guard isSettled else { return }
+        waiters.resumeAll()
     }
 
     /// The record of page `index`, or nil while a feed has not loaded it.
@@ -369,9 +367,7 @@ public final class Pager {
 
     func stopAll() {
         images.cancelAll()
-        let waiting = waiters
-        waiters.removeAll()
-        for waiter in waiting { waiter.resume() }
+        waiters.resumeAll()
     }
 }
 
