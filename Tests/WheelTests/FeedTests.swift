@@ -200,7 +200,7 @@ import WheelServer
         let harness = try await FeedHarness.start(items, pageSize: 100, prefetch: 10, maxItems: 200)
         let feed = harness.feed
         var mostHeld = 0
-        feed.observe { _ in mostHeld = max(mostHeld, feed.itemCount) }
+        feed.observe { [unowned feed] _ in mostHeld = max(mostHeld, feed.itemCount) }   // unowned: no cycle
         try await harness.scrollToEnd()
         #expect(feed.rowCount == 100_000)
         #expect(feed.footer == .end)
