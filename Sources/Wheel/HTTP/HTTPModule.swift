@@ -151,16 +151,7 @@ struct ArgumentChecker {
     }
 
     func typeName(_ value: LuaValue) -> String {
-        switch value {
-        case .nil: "nil"
-        case .boolean: "boolean"
-        case .integer, .number: "number"
-        case .string: "string"
-        case .table: "table"
-        case .function: "function"
-        case .userdata, .lightUserdata: "userdata"
-        case .thread: "thread"
-        }
+        value.typeName
     }
 
     func fieldName(_ key: LuaValue) throws -> String {
