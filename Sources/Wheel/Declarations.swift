@@ -1,5 +1,5 @@
 /// The declaration functions scripts call (`picker "name" { ... }`, `feed "name" { ... }`,
-/// `pager "name" { ... }`) and the objects they made, kept in declaration order.
+/// `pager "name" { ... }`, `form "name" { ... }`) and the objects they made, kept in declaration order.
 ///
 /// ```lua
 /// picker "resistor" { components = { ... } }       -- the DSL form: a name, then a table
@@ -11,6 +11,7 @@ final class Declarations {
     private(set) var pickers: [Picker] = []
     private(set) var feeds: [Feed] = []
     private(set) var pagers: [Pager] = []
+    private(set) var forms: [Form] = []
     /// How pagers fetch images (the runtime's HTTP transport); nil: pages' images fail.
     var transport: (any HTTPTransport)?
     var onProblem: ((ScriptProblem) -> Void)?
@@ -18,7 +19,7 @@ final class Declarations {
     /// runtime was made and run outside any actor.
     var actor: (any Actor)?
 
-    /// Puts `picker` and `feed` in the library every script environment copies.
+    /// Puts `picker`, `feed`, `pager`, `form` and `url` in the library every script environment copies.
     func install(in state: LuaState) throws {
         try state.library().set("picker", declaration("picker", example: "components = { ... }", in: state) { [unowned self] in
             try self.declarePicker($0, spec: $1, in: $2)
@@ -28,6 +29,9 @@ final class Declarations {
         })
         try state.library().set("pager", declaration("pager", example: "items = { ... }, bind = { title = \"name\" }", in: state) { [unowned self] in
             try self.declarePager($0, spec: $1, in: $2)
+        })
+        try state.library().set("form", declaration("form", example: "fields = { { id = \"name\" } }", in: state) { [unowned self] in
+            try self.declareForm($0, spec: $1, in: $2)
         })
         try state.library().set("url", Pager.urlFunction(in: state))
     }
@@ -96,6 +100,20 @@ final class Declarations {
         pager.scriptObject = try state.value(pager)
         pagers.append(pager)
         return pager.scriptObject
+    }
+
+    private func declareForm(_ name: String, spec: LuaTable, in state: LuaState) throws -> LuaValue {
+        guard !forms.contains(where: { $0.name == name }) else {
+            throw state.callerError("a form named '\(name)' is already declared")
+        }
+        let form = try Form.declare(name: name, spec: spec, state: state,
+                                    pickerNamed: { [unowned self] name in self.pickers.first { $0.name == name } },
+                                    pickerNames: pickers.map(\.name)) { [weak self] problem in
+            self?.onProblem?(problem)
+        }
+        form.scriptObject = try state.value(form)
+        forms.append(form)
+        return form.scriptObject
     }
 
     /// Stops what the declared objects have in flight (the runtime is going away).

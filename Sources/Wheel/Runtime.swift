@@ -85,6 +85,14 @@ public final class Runtime {
         declarations.pagers.first { $0.name == name }
     }
 
+    /// The forms the script declared, in declaration order.
+    public var forms: [Form] { declarations.forms }
+
+    /// The form the script declared as `form "name" { ... }`.
+    public func form(named name: String) -> Form? {
+        declarations.forms.first { $0.name == name }
+    }
+
     /// The feeds the script declared, in declaration order.
     public var feeds: [Feed] { declarations.feeds }
 

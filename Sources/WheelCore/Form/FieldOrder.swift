@@ -76,6 +76,22 @@ public struct FieldOrder<ID: Hashable & Sendable>: Sendable, Equatable {
         sort()
     }
 
+    /// Several fields moved at once (a layout pass); they are sorted once. Throws,
+    /// changing nothing, for an unknown id or a bad frame.
+    public mutating func setFrames(_ frames: [ID: Rect]) throws {
+        guard !frames.isEmpty else { return }
+        var updated = fields
+        for (id, frame) in frames {
+            try FormError.check(frame, .fieldFrame)
+            guard let index = updated.firstIndex(where: { $0.id == id }) else {
+                throw FormError.unknownField(String(reflecting: id))
+            }
+            updated[index].frame = frame
+        }
+        fields = updated
+        sort()
+    }
+
     private mutating func sort() {
         let declared = declared
         fields.sort { a, b in

@@ -113,6 +113,25 @@ public struct FormCore<ID: Hashable & Sendable>: Sendable, Equatable {
         return adjustment
     }
 
+    /// A layout pass: fields moved or grew (a multi-line field gained a line and pushed
+    /// the fields below it down), and with them, perhaps, the content's size and the
+    /// scroll view's frame. Everything is checked first and applied together, settled
+    /// once (see `KeyboardAvoidance.setGeometry`); frames of fields not named stay.
+    public mutating func layout(frames: [ID: Rect], contentSize: Size? = nil, scrollFrame: Rect? = nil,
+                                conversion: WindowConversion? = nil, baselineContentInset: Insets? = nil,
+                                baselineIndicatorInsets: Insets? = nil) throws -> Adjustment? {
+        var order = fields
+        try order.setFrames(frames)
+        var avoidance = avoidance
+        let adjustment = try avoidance.setGeometry(
+            scrollFrame: scrollFrame, conversion: conversion, contentSize: contentSize,
+            fieldFrame: focused.flatMap { order.frame(of: $0) },
+            baselineContentInset: baselineContentInset, baselineIndicatorInsets: baselineIndicatorInsets)
+        fields = order
+        self.avoidance = avoidance
+        return adjustment
+    }
+
     // MARK: - Keyboard and geometry (see KeyboardAvoidance)
 
     public mutating func keyboardWillShow(_ frame: Rect, animation: KeyboardAnimation? = nil) throws -> Adjustment? {

@@ -283,6 +283,30 @@ public struct KeyboardAvoidance: Sendable, Equatable {
         return settle(animation: nil)
     }
 
+    /// Several geometry changes at once, as a layout pass makes them: all are checked,
+    /// then applied together and settled once, so the result does not depend on the order
+    /// they would otherwise be reported in. A nil argument leaves that part as it is;
+    /// `fieldFrame` applies only while a field is edited. Throws, changing nothing, when
+    /// any part is bad.
+    public mutating func setGeometry(scrollFrame: Rect? = nil, conversion: WindowConversion? = nil,
+                                     contentSize: Size? = nil, fieldFrame: Rect? = nil,
+                                     baselineContentInset: Insets? = nil,
+                                     baselineIndicatorInsets: Insets? = nil) throws -> Adjustment? {
+        if let scrollFrame { try FormError.check(scrollFrame, .scrollViewFrame) }
+        if let conversion { try FormError.check(conversion) }
+        if let contentSize { try FormError.check(contentSize, .contentSize) }
+        if let fieldFrame { try FormError.check(fieldFrame, .fieldFrame) }
+        if let baselineContentInset { try FormError.check(baselineContentInset, .contentInset) }
+        if let baselineIndicatorInsets { try FormError.check(baselineIndicatorInsets, .indicatorInsets) }
+        if let scrollFrame { self.scrollFrame = scrollFrame }
+        if let conversion { self.conversion = conversion }
+        if let contentSize { self.contentSize = contentSize }
+        if let fieldFrame, self.fieldFrame != nil { self.fieldFrame = fieldFrame }
+        if let baselineContentInset { self.baselineContentInset = baselineContentInset }
+        if let baselineIndicatorInsets { self.baselineIndicatorInsets = baselineIndicatorInsets }
+        return settle(animation: nil)
+    }
+
     /// The user scrolled to `offset`. Recorded as it is, not clamped: the next event that
     /// moves anything starts from here.
     public mutating func scroll(to offset: Point) throws {
