@@ -12,11 +12,20 @@
 /// swipe left           # pagers: the next page (swipe right: the previous one)
 /// jump 40              # go to page 40
 /// tap                  # print the URL the script's on_tap gives for the current page
+/// focus email          # forms: edit a field (the keyboard shows)
+/// type "ana@example.org"   # add text to the edited field (\n: a new line, \" and \\)
+/// clear                # empty the edited field
+/// next                 # edit the next field (prev: the previous one)
+/// done                 # stop editing (the keyboard hides)
+/// submit               # check every field; on_submit runs when all are valid
+/// keyboard show 12     # the keyboard takes 12 rows (keyboard hide: it goes)
 /// ```
 ///
 /// A component may be named `picker.component` when several pickers declare it; a feed
-/// event may name its feed first (`scroll articles +5`) when the script declares several.
-/// Blank lines and `#` comments are skipped.
+/// event may name its feed first (`scroll articles +5`) when the script declares several;
+/// a field may be named `form.field`, and the other form events act on the form being
+/// edited (or the only one). Blank lines and `#` comments are skipped; `;` and `#` inside
+/// quotes are text.
 import Wheel
 
 struct InputEvent: Equatable {
@@ -31,6 +40,15 @@ struct InputEvent: Equatable {
         case swipe(pager: String?, pages: Int)
         case jump(pager: String?, page: Int)
         case tap(pager: String?)
+        case focus(field: String)
+        case type(String)
+        case clear
+        case next
+        case previous
+        case done
+        case submit
+        /// `keyboard show n` (rows) or `keyboard hide` (nil).
+        case keyboard(rows: Int?)
     }
 
     enum Scroll: Equatable {
@@ -45,6 +63,8 @@ struct InputEvent: Equatable {
         case feed(Feed)
         /// With what a tap gave, if the event was a tap.
         case pager(Pager, tap: PagerTap?)
+        /// With the line that reports a submit, if the event was one.
+        case form(FormScreen, note: String?)
     }
 
     var action: Action
@@ -57,8 +77,7 @@ struct InputEvent: Equatable {
     static func parse(_ source: String, origin: (Int, Int) -> String) throws(EventError) -> [InputEvent] {
         var events: [InputEvent] = []
         for (lineNumber, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            for piece in content.split(separator: ";") {
+            for piece in pieces(of: line) {
                 let text = piece.trimmingSpaces
                 guard !text.isEmpty else { continue }
                 let place = origin(events.count + 1, lineNumber + 1)
@@ -66,6 +85,63 @@ struct InputEvent: Equatable {
             }
         }
         return events
+    }
+
+    /// A line's events: split at `;`, up to a `#`, except inside double quotes.
+    private static func pieces(of line: Substring) -> [Substring] {
+        var pieces: [Substring] = []
+        var start = line.startIndex
+        var quoted = false
+        var escaped = false
+        var index = line.startIndex
+        while index < line.endIndex {
+            let character = line[index]
+            if escaped {
+                escaped = false
+            } else if quoted {
+                if character == "\\" { escaped = true } else if character == "\"" { quoted = false }
+            } else if character == "\"" {
+                quoted = true
+            } else if character == ";" {
+                pieces.append(line[start..<index])
+                start = line.index(after: index)
+            } else if character == "#" {
+                break
+            }
+            index = line.index(after: index)
+        }
+        pieces.append(line[start..<index])
+        return pieces
+    }
+
+    /// The text of `type "..."`: one double-quoted string, with \n, \t, \" and \\.
+    private static func quoted(_ text: String, at place: String) throws(EventError) -> String {
+        let usage = "\(place): type takes one double-quoted text: type \"ana@example.org\""
+        var rest = Substring(text.dropFirst("type".count)).drop(while: { $0 == " " || $0 == "\t" })
+        guard rest.first == "\"" else { throw EventError(usage) }
+        rest = rest.dropFirst()
+        var result = ""
+        var escaped = false
+        while let character = rest.first {
+            rest = rest.dropFirst()
+            if escaped {
+                switch character {
+                case "n": result.append("\n")
+                case "t": result.append("\t")
+                case "\"", "\\": result.append(character)
+                default: throw EventError("\(place): unknown escape \\\(character) in '\(text)' (use \\n, \\t, \\\" or \\\\)")
+                }
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                guard rest.allSatisfy({ $0 == " " || $0 == "\t" }) else { throw EventError(usage) }
+                return result
+            } else {
+                result.append(character)
+            }
+        }
+        throw EventError("\(place): the text of '\(text)' has no closing quote")
     }
 
     private static func action(_ text: String, at place: String) throws(EventError) -> Action {
@@ -103,6 +179,24 @@ struct InputEvent: Equatable {
         case ("jump", 2): return .jump(pager: nil, page: try number(words[1], "a page from 1"))
         case ("jump", 3): return .jump(pager: words[1], page: try number(words[2], "a page from 1"))
         case ("tap", 1), ("tap", 2): return .tap(pager: words.count == 2 ? words[1] : nil)
+        case ("type", _): return .type(try quoted(text, at: place))
+        case ("focus", 2): return .focus(field: words[1])
+        case ("clear", 1): return .clear
+        case ("next", 1): return .next
+        case ("prev", 1), ("previous", 1): return .previous
+        case ("done", 1): return .done
+        case ("submit", 1): return .submit
+        case ("keyboard", 2) where words[1] == "hide": return .keyboard(rows: nil)
+        case ("keyboard", 3) where words[1] == "show":
+            let rows = try number(words[2], "the keyboard's rows")
+            guard rows >= 1, rows <= FormScreen.rows else {
+                throw EventError("\(place): the keyboard takes 1 to \(FormScreen.rows) rows, not \(rows)")
+            }
+            return .keyboard(rows: rows)
+        case ("focus", _): throw EventError("\(place): focus needs a field: focus email")
+        case ("keyboard", _): throw EventError("\(place): keyboard show <rows> or keyboard hide")
+        case ("clear", _), ("next", _), ("prev", _), ("previous", _), ("done", _), ("submit", _):
+            throw EventError("\(place): \(words[0]) takes nothing after it")
         case ("refresh", 1), ("refresh", 2): return .refresh(feed: words.count == 2 ? words[1] : nil)
         case ("retry", 1), ("retry", 2): return .retry(feed: words.count == 2 ? words[1] : nil)
         case ("spin", _): throw EventError("\(place): spin needs a component and a row count: spin band1 +3")
@@ -113,13 +207,43 @@ struct InputEvent: Equatable {
         case ("swipe", _): throw EventError("\(place): swipe takes left or right, after the pager's name if there are several: swipe left")
         case ("jump", _): throw EventError("\(place): jump needs a page from 1, after the pager's name if there are several: jump 40")
         case ("tap", _): throw EventError("\(place): tap takes at most a pager's name: tap timeline")
-        default: throw EventError("\(place): unknown event '\(text)'; events are spin, select, reload, scroll, refresh, retry, swipe, jump and tap")
+        default: throw EventError("\(place): unknown event '\(text)'; events are spin, select, reload, scroll, refresh, retry, swipe, jump, tap, focus, type, clear, next, prev, done, submit and keyboard")
         }
     }
 
     /// Applies the event to the object it names; returns that object.
-    func apply(to runtime: Runtime) throws(EventError) -> Target {
+    @MainActor
+    func apply(to runtime: Runtime, forms: FormScreens) throws(EventError) -> Target {
         switch action {
+        case .focus(let name):
+            let (screen, id) = try forms.field(name, origin: origin)
+            try run { try screen.focus(id) }
+            forms.active = screen
+            return .form(screen, note: nil)
+        case .type(let text):
+            let screen = try forms.acting(origin: origin, text: self.text)
+            try run { try screen.type(text) }
+            return .form(screen, note: nil)
+        case .clear:
+            let screen = try forms.acting(origin: origin, text: self.text)
+            try run { try screen.clear() }
+            return .form(screen, note: nil)
+        case .next, .previous, .done, .keyboard:
+            let screen = try forms.acting(origin: origin, text: self.text)
+            try run {
+                switch action {
+                case .next: try screen.next()
+                case .previous: try screen.previous()
+                case .keyboard(let rows): try screen.keyboard(rows: rows)
+                default: try screen.done()
+                }
+            }
+            return .form(screen, note: nil)
+        case .submit:
+            let screen = try forms.acting(origin: origin, text: self.text)
+            var note = ""
+            try run { note = try screen.submit() }
+            return .form(screen, note: note)
         case .select(let name, let index) where runtime.feed(named: name) != nil:
             return .feed(try selectRow(index, in: try feed(name, in: runtime)))
         case .spin, .select, .reload:
@@ -164,6 +288,17 @@ struct InputEvent: Equatable {
         case .tap(let name):
             let pager = try pager(name, in: runtime)
             return .pager(pager, tap: pager.tap())
+        }
+    }
+
+    /// Runs a form screen's step; its errors become this event's.
+    private func run(_ step: () throws -> Void) throws(EventError) {
+        do {
+            try step()
+        } catch let error as EventError {
+            throw EventError("\(origin): \(error.description)")
+        } catch {
+            throw EventError("\(origin): \(error)")
         }
     }
 
@@ -233,8 +368,9 @@ struct InputEvent: Equatable {
             }
             do { try picker.reload() } catch { throw EventError("\(origin): \(error)") }
             return picker
-        case .scroll, .selectRow, .refresh, .retry, .swipe, .jump, .tap:
-            preconditionFailure("a feed or pager event applied to pickers")
+        case .scroll, .selectRow, .refresh, .retry, .swipe, .jump, .tap, .focus, .type, .clear, .next, .previous,
+             .done, .submit, .keyboard:
+            preconditionFailure("a feed, pager or form event applied to pickers")
         }
     }
 
@@ -253,6 +389,49 @@ struct InputEvent: Equatable {
         }
         let known = pickers.flatMap { picker in picker.components.map { pickers.count > 1 ? "\(picker.name).\($0.id)" : $0.id } }
         throw EventError("\(origin): no component '\(name)' (components: \(known.joined(separator: ", ")))")
+    }
+}
+
+/// The forms on the virtual screen, and the one form events act on.
+@MainActor
+final class FormScreens {
+    let screens: [FormScreen]
+    /// The form last focused: where `type`, `next`, `done` and the others go.
+    var active: FormScreen?
+
+    init(_ forms: [Form]) throws {
+        screens = try forms.map(FormScreen.init)
+        active = screens.count == 1 ? screens[0] : nil
+    }
+
+    /// The screen of the form whose field is `picker`, if any.
+    func screen(showing picker: Picker) -> FormScreen? {
+        screens.first { screen in screen.form.fields.contains { screen.form.picker(of: $0.id) === picker } }
+    }
+
+    /// The form event acting on: the form being edited, or the only one.
+    func acting(origin: String, text: String) throws(EventError) -> FormScreen {
+        if let active { return active }
+        if let editing = screens.first(where: { $0.form.focused != nil }) { return editing }
+        throw EventError(screens.isEmpty
+            ? "\(origin): '\(text)' acts on a form, and the script declares none"
+            : "\(origin): the script declares \(screens.count) forms; focus a field first: focus \(screens[0].form.name).\(screens[0].form.fields[0].id)")
+    }
+
+    /// The form and field `name` means: a field id one form has, or `form.field`.
+    func field(_ name: String, origin: String) throws(EventError) -> (FormScreen, String) {
+        guard !screens.isEmpty else { throw EventError("\(origin): 'focus \(name)' acts on a form, and the script declares none") }
+        let owners = screens.filter { $0.form.field(name) != nil }
+        if owners.count == 1 { return (owners[0], name) }
+        if owners.count > 1 {
+            throw EventError("\(origin): forms \(owners.map { "'\($0.form.name)'" }.joined(separator: " and ")) both have a field '\(name)'; write \(owners[0].form.name).\(name)")
+        }
+        if let dot = name.firstIndex(of: "."), let screen = screens.first(where: { $0.form.name == name[..<dot] }) {
+            let id = String(name[name.index(after: dot)...])
+            if screen.form.field(id) != nil { return (screen, id) }
+        }
+        let known = screens.flatMap { screen in screen.form.fields.map { screens.count > 1 ? "\(screen.form.name).\($0.id)" : $0.id } }
+        throw EventError("\(origin): no field '\(name)' (fields: \(known.joined(separator: ", ")))")
     }
 }
 

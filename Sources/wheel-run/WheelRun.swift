@@ -24,7 +24,9 @@ struct WheelRun: AsyncParsableCommand {
             select <component> <index>, reload [<component>]. A script that declares feeds \
             gets a frame of each; its events are scroll [<feed>] <rows>|top|end, \
             select [<feed>] <row>, refresh [<feed>] and retry [<feed>]. Pagers: \
-            swipe [<pager>] left|right, jump [<pager>] <page>, tap [<pager>]. --serve <folder> \
+            swipe [<pager>] left|right, jump [<pager>] <page>, tap [<pager>]. Forms, on a virtual \
+            screen whose bottom rows the keyboard takes: focus <field>, type "<text>", clear, \
+            next, prev, done, submit, keyboard show <rows>, keyboard hide. --serve <folder> \
             serves a folder over HTTP for the script (its address in SERVER).
             Exit status: 0 success, 1 script error, 2 usage error.
             """)
@@ -140,11 +142,15 @@ struct WheelRun: AsyncParsableCommand {
     /// frames as a pipe (`--headless`).
     @MainActor
     private func present(_ runtime: Runtime, events: [InputEvent]) async throws {
-        guard !runtime.pickers.isEmpty || !runtime.feeds.isEmpty || !runtime.pagers.isEmpty else {
+        guard !runtime.pickers.isEmpty || !runtime.feeds.isEmpty || !runtime.pagers.isEmpty || !runtime.forms.isEmpty else {
             if !events.isEmpty { throw ValidationError("the script declares nothing for the events to act on") }
             return
         }
-        for picker in runtime.pickers { Output.frame(PickerText.render(picker.frame(), picker: picker)) }
+        let forms = try FormScreens(runtime.forms)
+        // A picker that is a form field's input is shown through the form.
+        for picker in runtime.pickers where forms.screen(showing: picker) == nil {
+            Output.frame(PickerText.render(picker.frame(), picker: picker))
+        }
         // A feed that is a pager's source is shown through the pager.
         let sources = Set(runtime.pagers.compactMap(\.sourceFeedName))
         for feed in runtime.feeds where !sources.contains(feed.name) {
@@ -156,16 +162,23 @@ struct WheelRun: AsyncParsableCommand {
             await pager.settle()
             Output.frame(PagerText.render(pager))
         }
+        for screen in forms.screens { Output.frame(screen.render()) }
         for event in events {
             let target: InputEvent.Target
             do {
-                target = try event.apply(to: runtime)
+                target = try event.apply(to: runtime, forms: forms)
             } catch {
                 throw ValidationError(error.description)
             }
             switch target {
             case .picker(let picker):
-                Output.frame("> \(event.text)\n" + PickerText.render(picker.frame(), picker: picker))
+                if let screen = forms.screen(showing: picker) {
+                    Output.frame("> \(event.text)\n" + screen.render())
+                } else {
+                    Output.frame("> \(event.text)\n" + PickerText.render(picker.frame(), picker: picker))
+                }
+            case .form(let screen, let note):
+                Output.frame("> \(event.text)\n" + (note.map { $0 + "\n" } ?? "") + screen.render())
             case .feed(let feed):
                 await show(feed, after: event.text)
             case .pager(let pager, let tap):

@@ -92,7 +92,7 @@ import Testing
 
     @Test(arguments: [
         ("spin band9 +1", "--events: event 1: no component 'band9' (components: band1, band2, multiplier, tolerance)"),
-        ("spin band1 +1; hop 3", "--events: event 2: unknown event 'hop 3'; events are spin, select, reload, scroll, refresh, retry, swipe, jump and tap"),
+        ("spin band1 +1; hop 3", "--events: event 2: unknown event 'hop 3'; events are spin, select, reload, scroll, refresh, retry, swipe, jump, tap, focus, type, clear, next, prev, done, submit and keyboard"),
         ("select tolerance 5", "--events: event 1: index 5 is out of range for component 'tolerance' (1 to 4)"),
         ("spin band1 fast", "--events: event 1: 'fast' is not a whole number (rows to turn, such as +3 or -2) in 'spin band1 fast'"),
     ])

@@ -1,0 +1,306 @@
+/// A form on a virtual screen: the headless output of `wheel-run`, and the host that
+/// drives the form as a phone would.
+///
+/// ```
+/// form "signup": editing email (2 of 11) · rows 3–12 of 26 · keyboard 8 rows
+/// ┌────────────────────────────────────────────────────────────┐
+/// │   Name *                                                   │
+/// │   [Ana                           ]                         │
+/// │ ▸ E-mail *                                                 │
+/// │   [ana@example                   ]  ✗ not an e-mail address│
+/// ├────────────────────────── keyboard ────────────────────────┤
+/// │   q  w  e  r  t  y  u  i  o  p                             │
+/// │   …                                                        │
+/// └────────────────────────────────────────────────────────────┘
+/// ```
+///
+/// The screen is the form's scroll view, `rows` rows of `width` cells; one row is one
+/// point of geometry, so the form's core works on it as on a phone's points. Each field
+/// takes a label row (`*`: required; `▸`: edited) and its input rows: one, or for a
+/// multi-line field as many as its wrapped text needs (at least its `lines`), so typing
+/// into it lays the form out again. An error shows beside its field. While a field is
+/// edited, the keyboard takes the bottom rows (8 unless `keyboard show n` says otherwise),
+/// or, for a picker field, the field's picker does, as tall as its wheels; the form's
+/// bottom inset is what they cover, and it scrolls so that the edited field sits above.
+import Wheel
+import WheelCore
+
+@MainActor
+final class FormScreen {
+    nonisolated static let width = 64
+    nonisolated static let rows = 20
+    nonisolated static let inputWidth = 24
+    nonisolated static let defaultKeyboardRows = 8
+
+    let form: Form
+    /// The height of the text keyboard (`keyboard show n` changes it).
+    private(set) var keyboardRows = FormScreen.defaultKeyboardRows
+    /// The rows the panel at the bottom takes now: 0 while the keyboard is hidden.
+    private var shownPanelRows = 0
+    /// Where each field's rows start, and how many input rows it has.
+    private var places: [(top: Int, inputRows: Int)] = []
+    private var contentRows = 0
+
+    init(form: Form) throws {
+        self.form = form
+        try layout()
+    }
+
+    var isKeyboardShown: Bool { shownPanelRows > 0 }
+
+    // MARK: - Events
+
+    func focus(_ id: String) throws {
+        _ = try form.focus(id)
+        try showPanel()
+    }
+
+    func next() throws {
+        _ = try form.next()
+        try showPanel()
+    }
+
+    func previous() throws {
+        _ = try form.previous()
+        try showPanel()
+    }
+
+    /// Ends editing, and the keyboard goes.
+    func done() throws {
+        _ = try form.done()
+        try hidePanel()
+    }
+
+    /// Adds `text` to the edited field, as typing it does; a multi-line field may grow.
+    func type(_ text: String) throws {
+        guard let id = form.focused, let field = form.field(id) else {
+            throw EventError("no field is edited; focus one first: focus \(form.fields[0].id)")
+        }
+        guard field.kind != .picker else {
+            throw EventError("field '\(id)' is a picker field; spin its picker instead: spin \(pickerComponent(id)) +1")
+        }
+        try form.setText(field.text + text, of: id)
+        try layout()
+    }
+
+    /// Empties the edited field.
+    func clear() throws {
+        guard let id = form.focused else { throw EventError("no field is edited; focus one first") }
+        guard form.field(id)?.kind != .picker else { throw EventError("field '\(id)' is a picker field; spin its picker instead") }
+        try form.setText("", of: id)
+        try layout()
+    }
+
+    /// `keyboard show n`: a text keyboard of n rows (from now on); `nil`: the keyboard hides.
+    func keyboard(rows: Int?) throws {
+        if let rows {
+            keyboardRows = rows
+            shownPanelRows = 0              // shown again, at the new height
+            try showPanel(force: true)
+        } else {
+            try hidePanel()
+        }
+    }
+
+    /// Submits: editing ends and the keyboard goes; when fields are invalid, the first is
+    /// edited again. Returns the line that reports what happened.
+    func submit() throws -> String {
+        _ = try form.done()
+        try hidePanel()
+        switch form.submit() {
+        case .submitted:
+            return "submitted"
+        case .failed(let problem):
+            return "on_submit failed: \(problem.message)"
+        case .invalid(let errors):
+            try focus(errors[0].field)
+            return "not submitted: " + errors.map { "\($0.field) (\($0.message))" }.joined(separator: ", ")
+        }
+    }
+
+    // MARK: - Geometry
+
+    /// The panel the edited field needs: its picker, or the keyboard.
+    private var panelRows: Int {
+        guard let id = form.focused, let picker = form.picker(of: id) else { return keyboardRows }
+        return picker.visibleRows + 1
+    }
+
+    private func showPanel(force: Bool = false) throws {
+        guard form.focused != nil || force else { return try hidePanel() }
+        let rows = min(panelRows, Self.rows)
+        let frame = Rect(x: 0, y: Double(Self.rows - rows), width: Double(Self.width), height: Double(rows))
+        if shownPanelRows == 0 {
+            _ = try form.keyboardWillShow(frame)
+        } else if shownPanelRows != rows {
+            _ = try form.keyboardWillChangeFrame(frame)
+        }
+        shownPanelRows = rows
+    }
+
+    private func hidePanel() throws {
+        guard shownPanelRows > 0 else { return }
+        _ = try form.keyboardWillHide()
+        shownPanelRows = 0
+    }
+
+    /// Lays the fields out from their texts and tells the form.
+    private func layout() throws {
+        places = []
+        var top = 0
+        var frames: [String: Rect] = [:]
+        for field in form.fields {
+            let inputRows = field.kind == .multiline ? max(field.lines, Self.wrap(field.text).count) : 1
+            places.append((top, inputRows))
+            frames[field.id] = Rect(x: 0, y: Double(top), width: Double(Self.width), height: Double(1 + inputRows))
+            top += 1 + inputRows
+        }
+        contentRows = top + 2                   // a blank row and the submit button
+        _ = try form.layout(FormLayout(
+            scrollFrame: Rect(x: 0, y: 0, width: Double(Self.width), height: Double(Self.rows)),
+            contentSize: Size(width: Double(Self.width), height: Double(contentRows)),
+            fieldFrames: frames, margin: 0))
+    }
+
+    private func pickerComponent(_ id: String) -> String {
+        form.picker(of: id)?.components.first?.id ?? id
+    }
+
+    // MARK: - Drawing
+
+    func render() -> String {
+        guard let avoidance = form.avoidance else { return "form \"\(form.name)\": not laid out" }
+        let visible = Self.rows - Int(avoidance.contentInset.bottom.rounded())
+        let first = Int(avoidance.offset.y.rounded())
+        var heading = "form \"\(form.name)\": "
+        if let id = form.focused, let place = form.visitingOrder.firstIndex(of: id) {
+            heading += "editing \(id) (\(place + 1) of \(form.fields.count))"
+        } else {
+            heading += "\(form.fields.count) fields"
+        }
+        heading += " · rows \(max(first, 0) + 1)–\(min(first + visible, contentRows)) of \(contentRows)"
+        if shownPanelRows > 0 {
+            heading += form.focused.flatMap(form.picker(of:)) != nil ? " · picker \(shownPanelRows) rows" : " · keyboard \(shownPanelRows) rows"
+        }
+        var lines = [heading]
+        if !form.status.isEmpty { lines.append("  " + form.status) }
+        lines.append("┌" + String(repeating: "─", count: Self.width) + "┐")
+        let content = contentLines()
+        for row in first..<(first + visible) {
+            lines.append(boxed(row >= 0 && row < content.count ? content[row] : ""))
+        }
+        if shownPanelRows > 0 {
+            let title = form.focused.flatMap(form.picker(of:)).map { " picker \"\($0.name)\" " } ?? " keyboard "
+            let left = (Self.width - title.count) / 2
+            lines.append("├" + String(repeating: "─", count: left) + title
+                + String(repeating: "─", count: Self.width - left - title.count) + "┤")
+            let panel = panelLines()
+            for row in 0..<(shownPanelRows - 1) { lines.append(boxed(row < panel.count ? panel[row] : "")) }
+        }
+        lines.append("└" + String(repeating: "─", count: Self.width) + "┘")
+        return lines.joined(separator: "\n")
+    }
+
+    private func boxed(_ text: String) -> String {
+        let cut = TextWidth.cut(text, to: Self.width)
+        return "│" + cut + String(repeating: " ", count: Self.width - TextWidth.of(cut)) + "│"
+    }
+
+    /// Every row of the content, top to bottom.
+    private func contentLines() -> [String] {
+        var lines: [String] = []
+        for (index, field) in form.fields.enumerated() {
+            let edited = form.focused == field.id
+            lines.append((edited ? " ▸ " : "   ") + field.label + (field.required ? " *" : ""))
+            let inputs = inputLines(field, edited: edited, rows: places[index].inputRows)
+            for (row, text) in inputs.enumerated() {
+                var line = "   [" + text + String(repeating: " ", count: max(0, Self.inputWidth - TextWidth.of(text))) + "]"
+                if row == 0, let error = field.error { line += "  ✗ " + error }
+                lines.append(line)
+            }
+        }
+        lines.append("")
+        lines.append("   [ Submit ]")
+        return lines
+    }
+
+    private func inputLines(_ field: FormField, edited: Bool, rows: Int) -> [String] {
+        if field.text.isEmpty {
+            let placeholder = field.placeholder.isEmpty ? "" : "‹" + TextWidth.cut(field.placeholder, to: Self.inputWidth - 2) + "›"
+            return [placeholder] + Array(repeating: "", count: rows - 1)
+        }
+        switch field.kind {
+        case .multiline:
+            let wrapped = Self.wrap(field.text)
+            return wrapped + Array(repeating: "", count: max(0, rows - wrapped.count))
+        case .picker:
+            return [TextWidth.cut(field.text, to: Self.inputWidth - 2) + " ▾"]
+        default:
+            // An edited field shows its end, where the cursor is; the others their start.
+            return [edited ? Self.tail(field.text, width: Self.inputWidth) : TextWidth.cut(field.text, to: Self.inputWidth)]
+        }
+    }
+
+    /// The panel's rows under its top border: the picker's wheels, or a keyboard's keys.
+    private func panelLines() -> [String] {
+        if let id = form.focused, let picker = form.picker(of: id) {
+            return PickerText.render(picker.frame(), picker: picker).split(separator: "\n").dropFirst(2).map { "  " + $0 }
+        }
+        let kind = form.focused.flatMap(form.field).map(\.kind) ?? .text
+        let returnKey = form.hasNext ? "next" : "done"
+        switch kind {
+        case .number:
+            return ["      1   2   3", "      4   5   6", "      7   8   9", "      .   0   ⌫      \(returnKey)"]
+        case .email:
+            return ["   q  w  e  r  t  y  u  i  o  p", "    a  s  d  f  g  h  j  k  l", "      z  x  c  v  b  n  m  ⌫",
+                    "   123   @   .   space   \(returnKey)"]
+        case .multiline:
+            return ["   q  w  e  r  t  y  u  i  o  p", "    a  s  d  f  g  h  j  k  l", "      z  x  c  v  b  n  m  ⌫",
+                    "   123   space   return   \(returnKey)"]
+        case .text, .picker:
+            return ["   q  w  e  r  t  y  u  i  o  p", "    a  s  d  f  g  h  j  k  l", "      z  x  c  v  b  n  m  ⌫",
+                    "   123   space   \(returnKey)"]
+        }
+    }
+
+    /// A multi-line field's text, wrapped at the input's width (words kept whole when
+    /// they fit).
+    static func wrap(_ text: String) -> [String] {
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: false) {
+                var word = String(word)
+                let candidate = line.isEmpty ? word : line + " " + word
+                if TextWidth.of(candidate) <= inputWidth {
+                    line = candidate
+                    continue
+                }
+                if !line.isEmpty { lines.append(line) }
+                // A word longer than a line is broken across lines.
+                while TextWidth.of(word) > inputWidth {
+                    let head = String(word.prefix(inputWidth))
+                    lines.append(head)
+                    word = String(word.dropFirst(head.count))
+                }
+                line = word
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// The end of `text` that fits `width` cells, after `…` when cut.
+    static func tail(_ text: String, width: Int) -> String {
+        guard TextWidth.of(text) > width else { return text }
+        var result = ""
+        var used = 1
+        for character in text.reversed() {
+            let cells = TextWidth.width(of: character)
+            if used + cells > width { break }
+            result.insert(character, at: result.startIndex)
+            used += cells
+        }
+        return "…" + result
+    }
+}
