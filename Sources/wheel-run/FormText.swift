@@ -17,8 +17,9 @@
 /// The screen is the form's scroll view, `rows` rows of `width` cells; one row is one
 /// point of geometry, so the form's core works on it as on a phone's points. Each field
 /// takes a label row (`*`: required; `▸`: edited) and its input rows: one, or for a
-/// multi-line field as many as its wrapped text needs (at least its `lines`), so typing
-/// into it lays the form out again. An error shows beside its field. While a field is
+/// multi-line field as many as its wrapped text needs (at least its `lines`, at most 6
+/// unless `lines` says more; beyond that it scrolls inside, showing its end while
+/// edited), so typing into it lays the form out again. An error shows beside its field. While a field is
 /// edited, the keyboard takes the bottom rows (8 unless `keyboard show n` says otherwise),
 /// or, for a picker field, the field's picker does, as tall as its wheels; the form's
 /// bottom inset is what they cover, and it scrolls so that the edited field sits above.
@@ -31,6 +32,9 @@ final class FormScreen {
     nonisolated static let rows = 20
     nonisolated static let inputWidth = 24
     nonisolated static let defaultKeyboardRows = 8
+    /// A multi-line field grows to this many lines (or its `lines`, if more), then
+    /// scrolls inside itself, as a text view does: so it always fits above a keyboard.
+    nonisolated static let maximumGrowth = 6
 
     let form: Form
     /// The height of the text keyboard (`keyboard show n` changes it).
@@ -150,7 +154,8 @@ final class FormScreen {
         var top = 0
         var frames: [String: Rect] = [:]
         for field in form.fields {
-            let inputRows = field.kind == .multiline ? max(field.lines, Self.wrap(field.text).count) : 1
+            let inputRows = field.kind == .multiline
+                ? min(max(field.lines, Self.wrap(field.text).count), max(field.lines, Self.maximumGrowth)) : 1
             places.append((top, inputRows))
             frames[field.id] = Rect(x: 0, y: Double(top), width: Double(Self.width), height: Double(1 + inputRows))
             top += 1 + inputRows
@@ -232,7 +237,11 @@ final class FormScreen {
         switch field.kind {
         case .multiline:
             let wrapped = Self.wrap(field.text)
-            return wrapped + Array(repeating: "", count: max(0, rows - wrapped.count))
+            guard wrapped.count > rows else { return wrapped + Array(repeating: "", count: rows - wrapped.count) }
+            // Longer than the field: an edited field shows its end, where the cursor is,
+            // the others their start; `…` marks the lines out of sight.
+            if edited { return ["…" + TextWidth.cut(wrapped[wrapped.count - rows], to: Self.inputWidth - 1)] + wrapped.suffix(rows - 1) }
+            return wrapped.prefix(rows - 1) + [TextWidth.cut(wrapped[rows - 1], to: Self.inputWidth - 1) + "…"]
         case .picker:
             return [TextWidth.cut(field.text, to: Self.inputWidth - 2) + " ▾"]
         default:

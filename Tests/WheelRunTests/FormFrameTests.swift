@@ -85,6 +85,32 @@ import Testing
         ])
     }
 
+    @Test func aMultilineFieldStopsGrowingAtSixLinesAndShowsItsEndWhileEdited() async throws {
+        let path = try harness.script(#"form "f" { fields = { { id = "a" }, { id = "d", kind = "multiline" }, { id = "e" } } }"#)
+        let outcome = try await harness.run([path, "--events", #"focus d; keyboard show 12; type "1\n2\n3\n4\n5\n6\n7\n8 is a long line with many words in it"; done"#])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        // Eight lines of text in six rows: the end in sight above the 12-row keyboard,
+        // then the start once editing ends.
+        #expect(outcome.output.contains("""
+            form "f": editing d (2 of 3) · rows 2–9 of 13 · keyboard 12 rows
+            ┌────────────────────────────────────────────────────────────────┐
+            │   [                        ]                                   │
+            │ ▸ d                                                            │
+            │   […4                      ]                                   │
+            │   [5                       ]                                   │
+            │   [6                       ]                                   │
+            │   [7                       ]                                   │
+            │   [8 is a long line with   ]                                   │
+            │   [many words in it        ]                                   │
+            ├─────────────────────────── keyboard ───────────────────────────┤
+            """), "\(outcome.output)")
+        #expect(outcome.output.contains("""
+            │   [5                       ]                                   │
+            │   [6…                      ]                                   │
+            │   e                                                            │
+            """), "\(outcome.output)")
+    }
+
     @Test func validationErrorsShowBesideTheirFieldsAndSubmitWaitsForThem() async throws {
         let path = try harness.script("""
             form "f" {
