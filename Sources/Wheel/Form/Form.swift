@@ -278,9 +278,13 @@ public final class Form {
         emit(.focusChanged(from: change.from, to: change.to))
         if let left = change.from.flatMap({ indexByID[$0] }), edited.contains(left) { check(left) }
         // A picker field focused empty takes the item its picker shows.
+        // (A picker with nothing selected gives nothing: no edit, no event.)
         if let to = change.to.flatMap({ indexByID[$0] }), fields[to].text.isEmpty, let picker = pickers[to] {
-            store(Self.text(of: picker), at: to)
-            edited.insert(to)
+            let text = Self.text(of: picker)
+            if !text.isEmpty {
+                store(text, at: to)
+                edited.insert(to)
+            }
         }
         return change
     }
@@ -351,7 +355,7 @@ public final class Form {
             return nil
         case (.boolean(false), .string(let message)) where !message.bytes.isEmpty:
             return message.description
-        case (.boolean(false), .nil):
+        case (.boolean(false), .nil), (.boolean(false), .string):   // no message, or an empty one
             return "invalid"
         case (.boolean(false), let other):
             return wrongResult("validate for field '\(field.id)' returned false and \(Declaring.describe(other)); the message must be a string", in: validate)
