@@ -180,7 +180,7 @@ import WheelCore
         ("field y", "field frame is not finite (its y is nan)"),
         ("scroll width", "scroll view frame is not finite (its width is inf)"),
         ("baseline bottom", "content inset has a negative bottom (-49)"),
-        ("indicator top", "scroll indicator insets is not finite (its top is -inf)"),
+        ("indicator top", "scroll indicator inset is not finite (its top is -inf)"),
         ("conversion scale", "window conversion has a scale that is not positive (0)"),
     ])
     func aPassWithABadPartThrowsNamingItAndChangesNothing(part: String, message: String) throws {
@@ -240,7 +240,7 @@ import WheelCore
                                       fieldFrame: Rect(x: 16, y: 900, width: 288, height: 44),
                                       baselineContentInset: .zero, baselineIndicatorInsets: Insets(right: -.nan))
         }
-        #expect(error?.description == "scroll indicator insets is not finite (its right is nan)")
+        #expect(error?.description == "scroll indicator inset is not finite (its right is nan)")
         #expect(avoidance == before)
     }
 

@@ -389,7 +389,7 @@ import WheelCore
             }
             """)
         let form = run.form
-        for text in ["42", "-7", " 3 ", "2.5", "-0.25", ""] {
+        for text in ["42", "-7", " 3 ", "2.5", "-0.25", "", "42.0", "1e3"] {
             try form.setText(text, of: "n")
             #expect(try form.validate("n") == nil)
         }
@@ -401,11 +401,43 @@ import WheelCore
         #expect(form.submit() == .submitted)
         #expect(run.host.notes == [
             "check integer 42", "check integer -7", "check integer 3", "check float 2.5", "check float -0.25",
-            "check nil nil",
+            "check nil nil", "check float 42.0", "check float 1000.0",     // as Lua reads numerals
             "check integer 12", "submit integer 12",
             "check float 0.5", "submit float 0.5",
             "check nil nil", "submit nil nil",
         ])
+    }
+
+    @Test(arguments: ["nan", "inf", "0x10", "1,5", "12abc", "--1"])
+    func aNumberFieldRefusesWhatIsNotADecimalNumeral(text: String) async throws {
+        let run = try await scripts.run(#"form "n" { fields = { { id = "n", kind = "number" } } }"#)
+        try run.form.setText(text, of: "n")
+        #expect(try run.form.validate("n") == "not a number")
+    }
+
+    @Test func aPickerFieldFocusedAgainTurnsItsWheelBackToItsItem() async throws {
+        let run = try await signup()
+        let form = run.form
+        try form.layout(FormDevice.layout())
+        _ = try form.focus("state")                         // takes "Alabama"
+        try run.picker.scroll("state", by: 2)               // "Arizona"
+        _ = try form.done()
+        try run.picker.scroll("state", by: -1)              // turned while the field is not edited
+        #expect(form.field("state")?.text == "Arizona")
+        _ = try form.focus("state")
+        #expect(try run.picker.component("state").selection == 2)   // the wheel shows the field's item
+        #expect(form.field("state")?.text == "Arizona")
+    }
+
+    @Test func theFirstLayoutRestsAtTheTopOfTheInsetUnlessTheHostSaysWhere() async throws {
+        let run = try await scripts.run(Self.signup)       // not laid out yet
+        var layout = FormDevice.layout()
+        layout.contentInset = Insets(top: 64, bottom: 49)
+        let first = try run.form.layout(layout)
+        #expect(first?.offset == Point(x: 0, y: -64))       // under a 64-point bar, not behind it
+        let other = try await scripts.run(Self.signup)
+        layout.offset = Point(x: 0, y: 100)
+        #expect(try other.form.layout(layout)?.offset == Point(x: 0, y: 100))
     }
 
     @Test func onSubmitRunsOnlyWhenEveryFieldIsValidAndGetsEveryValue() async throws {

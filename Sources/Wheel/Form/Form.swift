@@ -67,6 +67,9 @@ public final class Form {
     private var margin: Double = 0
     /// Fields edited since they were last checked: checked when the focus leaves them.
     private var edited: Set<Int> = []
+    /// The problem each field's `validate` last reported: the same one again (a validate
+    /// that raises at every keystroke) is shown but not reported again.
+    private var reported: [Int: String] = [:]
     private var observers = Observers<FormEvent>()
     private var pickerObservers: [(Picker, Int)] = []
 
@@ -138,7 +141,9 @@ public final class Form {
             let order = try FieldOrder(fields.map { FieldOrder.Field(id: $0.id, frame: layout.fieldFrames[$0.id]!) })
             let avoidance = try KeyboardAvoidance(
                 scrollFrame: layout.scrollFrame, contentSize: layout.contentSize, contentInset: layout.contentInset,
-                indicatorInsets: layout.indicatorInsets, offset: previous?.avoidance.offset ?? .zero,
+                indicatorInsets: layout.indicatorInsets,
+                offset: previous?.avoidance.offset ?? layout.offset
+                    ?? Point(x: -layout.contentInset.left, y: -layout.contentInset.top),
                 margin: layout.margin, conversion: layout.conversion)
             var fresh = FormCore(fields: order, avoidance: avoidance)
             if let keyboard = previous?.avoidance.keyboardFrame { _ = try fresh.keyboardWillShow(keyboard) }
@@ -277,13 +282,18 @@ public final class Form {
         guard let change, change.from != change.to else { return change }
         emit(.focusChanged(from: change.from, to: change.to))
         if let left = change.from.flatMap({ indexByID[$0] }), edited.contains(left) { check(left) }
-        // A picker field focused empty takes the item its picker shows.
-        // (A picker with nothing selected gives nothing: no edit, no event.)
-        if let to = change.to.flatMap({ indexByID[$0] }), fields[to].text.isEmpty, let picker = pickers[to] {
-            let text = Self.text(of: picker)
-            if !text.isEmpty {
-                store(text, at: to)
-                edited.insert(to)
+        if let to = change.to.flatMap({ indexByID[$0] }), let picker = pickers[to] {
+            if fields[to].text.isEmpty {
+                // A picker field focused empty takes the item its picker shows.
+                // (A picker with nothing selected gives nothing: no edit, no event.)
+                let text = Self.text(of: picker)
+                if !text.isEmpty {
+                    store(text, at: to)
+                    edited.insert(to)
+                }
+            } else {
+                // One holding an item shows it on the wheel, which may have turned since.
+                Self.turn(picker, to: fields[to].text)
             }
         }
         return change
@@ -295,6 +305,14 @@ public final class Form {
         guard text != fields[index].text else { return }
         store(text, at: index)
         if fields[index].error != nil { check(index) } else { edited.insert(index) }
+    }
+
+    /// Selects `text` in a one-wheel `items` picker, if it is one of the items.
+    static func turn(_ picker: Picker, to text: String) {
+        guard let component = picker.components.first, picker.components.count == 1,
+              let items = try? picker.items(component.id), let index = items.firstIndex(of: text),
+              component.selection != index else { return }
+        try? picker.select(component.id, index: index)
     }
 
     /// A picker's selection as a field's text: the selected titles, joined by spaces.
@@ -346,10 +364,9 @@ public final class Form {
         do {
             results = try validate.callForValues([value(of: index), scriptObject])
         } catch {
-            let problem = ScriptProblem(error)
-            self.problem(problem)
-            return problem.message
+            return report(ScriptProblem(error), field: index)
         }
+        if case .boolean = results.first ?? .nil { reported[index] = nil }
         switch (results.first ?? .nil, results.count > 1 ? results[1] : .nil) {
         case (.boolean(true), _):
             return nil
@@ -358,15 +375,19 @@ public final class Form {
         case (.boolean(false), .nil), (.boolean(false), .string):   // no message, or an empty one
             return "invalid"
         case (.boolean(false), let other):
-            return wrongResult("validate for field '\(field.id)' returned false and \(Declaring.describe(other)); the message must be a string", in: validate)
+            return report(ScriptProblem("validate for field '\(field.id)' returned false and \(Declaring.describe(other)); the message must be a string", in: validate), field: index)
         case (let other, _):
-            return wrongResult("validate for field '\(field.id)' returned \(Declaring.describe(other)); it must return true, or false and a message", in: validate)
+            return report(ScriptProblem("validate for field '\(field.id)' returned \(Declaring.describe(other)); it must return true, or false and a message", in: validate), field: index)
         }
     }
 
-    private func wrongResult(_ text: String, in function: LuaFunction) -> String {
-        let problem = ScriptProblem(text, in: function)
-        self.problem(problem)
+    /// Reports a `validate` problem, unless it is the one this field reported last; its
+    /// message is the field's error.
+    private func report(_ problem: ScriptProblem, field index: Int) -> String {
+        if reported[index] != problem.message {
+            reported[index] = problem.message
+            self.problem(problem)
+        }
         return problem.message
     }
 
@@ -375,9 +396,7 @@ public final class Form {
     func value(of index: Int) -> LuaValue {
         let field = fields[index]
         guard field.kind == .number else { return .string(LuaString(field.text)) }
-        guard let number = Self.number(field.text.trimmingWhitespace) else { return .nil }
-        if number.rounded() == number, abs(number) < 9.0e15 { return .integer(Int64(number)) }
-        return .number(number)
+        return Self.number(field.text.trimmingWhitespace) ?? .nil
     }
 
     /// `{ id = value, ... }` for `on_submit`.
@@ -387,9 +406,14 @@ public final class Form {
         return table
     }
 
-    static func number(_ text: String) -> Double? {
-        guard let number = Double(text), number.isFinite else { return nil }
-        return number
+    /// A number field's text as Lua reads a numeral: an integer when it is written as
+    /// one (`42`, `-7`), a float otherwise (`42.0`, `1e3`, `2.5`); nil for anything else,
+    /// `nan` and `inf` included.
+    static func number(_ text: String) -> LuaValue? {
+        if let integer = Int64(text) { return .integer(integer) }
+        guard text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
+              let number = Double(text), number.isFinite else { return nil }
+        return .number(number)
     }
 
     /// One `@`, something on each side of it, a dot in the domain after its first
@@ -460,9 +484,14 @@ public struct FormLayout: Sendable, Equatable {
     public var conversion: WindowConversion
     /// Room kept round the edited field.
     public var margin: Double
+    /// The scroll view's offset now, read at the first layout only (later, `scroll(to:)`
+    /// reports the user's scrolling); nil: at rest at the top, `(-left, -top)` of the inset.
+    public var offset: Point?
 
     public init(scrollFrame: Rect, contentSize: Size, fieldFrames: [String: Rect], contentInset: Insets = .zero,
-                indicatorInsets: Insets = .zero, conversion: WindowConversion = .identity, margin: Double = 8) {
+                indicatorInsets: Insets = .zero, conversion: WindowConversion = .identity, margin: Double = 8,
+                offset: Point? = nil) {
+        self.offset = offset
         self.scrollFrame = scrollFrame
         self.contentSize = contentSize
         self.fieldFrames = fieldFrames

@@ -35,7 +35,7 @@ public enum FormError: Error, Sendable, Equatable, CustomStringConvertible {
         case contentSize = "content size"
         case contentOffset = "content offset"
         case contentInset = "content inset"
-        case indicatorInsets = "scroll indicator insets"
+        case indicatorInsets = "scroll indicator inset"
         case margin
         case animationDuration = "animation duration"
     }
