@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Wheel: a Swift runtime that embeds Lua 5.4 for scripted UI objects.
-// The target graph follows ../shared/DESIGN.md: CLua → CLuaShim → Lua → Wheel → wheel-run,
+// The target graph follows ../shared/DESIGN.md: CLua → CLuaShim → Lua → Wheel → WheelTerminal → wheel-run,
 // with WheelCore (pure state machines) beside the bridge, and WheelServer (a loopback HTTP
 // server for fixtures and fault injection) beside the runtime.
 import PackageDescription
@@ -52,9 +52,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // Debian's libncurses-dev (the wide-character build), behind a few C functions. Not
+        // through pkg-config: its flags (-D_XOPEN_SOURCE=600) are ones SwiftPM refuses; the
+        // header sits in the standard include path and the module map links ncursesw.
+        .systemLibrary(name: "CNcurses", path: "Sources/CNcurses"),
+        // The text frames of wheel-run and its interactive terminal UI.
+        .target(name: "WheelTerminal", dependencies: ["Wheel", "WheelCore", "CNcurses"]),
         .executableTarget(
             name: "wheel-run",
-            dependencies: ["Wheel", "WheelServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Wheel", "WheelTerminal", "WheelServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // Benchmarks: Wheel against the same work written with the raw C API, in one process.
@@ -73,5 +79,6 @@ let package = Package(
             dependencies: ["WheelServer", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .testTarget(name: "WheelRunTests", dependencies: ["Wheel"]),
+        .testTarget(name: "WheelTerminalTests", dependencies: ["WheelTerminal", "Wheel", "WheelCore"]),
     ]
 )

@@ -27,6 +27,7 @@
 /// edited (or the only one). Blank lines and `#` comments are skipped; `;` and `#` inside
 /// quotes are text.
 import Wheel
+import WheelTerminal
 
 struct InputEvent: Equatable {
     enum Action: Equatable {
@@ -189,8 +190,8 @@ struct InputEvent: Equatable {
         case ("keyboard", 2) where words[1] == "hide": return .keyboard(rows: nil)
         case ("keyboard", 3) where words[1] == "show":
             let rows = try number(words[2], "the keyboard's rows")
-            guard rows >= 1, rows <= FormScreen.rows else {
-                throw EventError("\(place): the keyboard takes 1 to \(FormScreen.rows) rows, not \(rows)")
+            guard rows >= 1, rows <= FormScreen.defaultRows else {
+                throw EventError("\(place): the keyboard takes 1 to \(FormScreen.defaultRows) rows, not \(rows)")
             }
             return .keyboard(rows: rows)
         case ("focus", _): throw EventError("\(place): focus needs a field: focus email")
@@ -400,7 +401,7 @@ final class FormScreens {
     var active: FormScreen?
 
     init(_ forms: [Form]) throws {
-        screens = try forms.map(FormScreen.init)
+        screens = try forms.map { try FormScreen(form: $0) }
         active = screens.count == 1 ? screens[0] : nil
     }
 

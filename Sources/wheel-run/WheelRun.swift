@@ -8,6 +8,7 @@ import ArgumentParser
 import Foundation
 import Lua
 import Wheel
+import WheelTerminal
 import WheelServer
 
 @main

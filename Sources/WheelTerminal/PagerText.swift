@@ -18,10 +18,10 @@
 /// instead of its text; a pager with no pages shows why (its feed is loading or failed).
 import Wheel
 
-enum PagerText {
-    static let cardWidth = 50
+public enum PagerText {
+    public static let cardWidth = 50
 
-    static func render(_ pager: Pager) -> String {
+    public static func render(_ pager: Pager) -> String {
         var lines = ["pager \"\(pager.name)\": " + (pager.pageCount == 0 ? "no pages" : "\(pager.current + 1) / \(pager.pageCount)")]
         var body: [String] = []
         if let page = pager.page(pager.current) {
@@ -52,7 +52,7 @@ enum PagerText {
     }
 
     /// Words wrapped to the card's width; a word longer than a line is cut.
-    static func wrap(_ text: String) -> [String] {
+    public static func wrap(_ text: String) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""

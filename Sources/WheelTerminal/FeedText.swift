@@ -15,12 +15,12 @@
 /// `more below` while rows remain to be fetched. Rows are cut at 72 cells with `…`.
 import Wheel
 
-enum FeedText {
-    static let maximumRowWidth = 72
+public enum FeedText {
+    public static let maximumRowWidth = 72
     /// The rows a headless viewport shows.
-    static let viewportRows = 10
+    public static let viewportRows = 10
 
-    static func render(_ feed: Feed) -> String {
+    public static func render(_ feed: Feed) -> String {
         let viewport = feed.viewport
         let shown = viewport.clamped(to: 0..<feed.rowCount)
         var lines = ["feed \"\(feed.name)\": "

@@ -27,76 +27,97 @@ import Wheel
 import WheelCore
 
 @MainActor
-final class FormScreen {
-    nonisolated static let width = 64
-    nonisolated static let rows = 20
-    nonisolated static let inputWidth = 24
-    nonisolated static let defaultKeyboardRows = 8
+public final class FormScreen {
+    /// The headless screen: 64 cells by 20 rows.
+    public nonisolated static let defaultWidth = 64
+    public nonisolated static let defaultRows = 20
+    public nonisolated static let defaultKeyboardRows = 8
     /// A multi-line field grows to this many lines (or its `lines`, if more), then
     /// scrolls inside itself, as a text view does: so it always fits above a keyboard.
-    nonisolated static let maximumGrowth = 6
+    public nonisolated static let maximumGrowth = 6
 
-    let form: Form
+    public let form: Form
+    /// The screen's size in cells; `resize` changes it, as a rotation does.
+    public private(set) var screenWidth: Int
+    public private(set) var screenRows: Int
+    /// The cells between an input's brackets: 24 on the default screen.
+    var inputWidth: Int { max(8, min(40, 24 + (screenWidth - Self.defaultWidth) / 2)) }
     /// The height of the text keyboard (`keyboard show n` changes it).
-    private(set) var keyboardRows = FormScreen.defaultKeyboardRows
+    public private(set) var keyboardRows = FormScreen.defaultKeyboardRows
     /// The rows the panel at the bottom takes now: 0 while the keyboard is hidden.
     private var shownPanelRows = 0
     /// Where each field's rows start, and how many input rows it has.
     private var places: [(top: Int, inputRows: Int)] = []
     private var contentRows = 0
 
-    init(form: Form) throws {
+    public init(form: Form, width: Int = FormScreen.defaultWidth, rows: Int = FormScreen.defaultRows) throws {
         self.form = form
+        screenWidth = max(width, 20)
+        screenRows = max(rows, 1)
         try layout()
     }
 
-    var isKeyboardShown: Bool { shownPanelRows > 0 }
+    /// The screen changed size: the form is laid out again, and a shown keyboard measured
+    /// again in the new frame.
+    public func resize(width: Int, rows: Int) throws {
+        guard width != screenWidth || rows != screenRows else { return }
+        screenWidth = max(width, 20)
+        screenRows = max(rows, 1)
+        try layout()
+        if shownPanelRows > 0 {
+            shownPanelRows = min(shownPanelRows, screenRows)
+            let frame = Rect(x: 0, y: Double(screenRows - shownPanelRows), width: Double(screenWidth), height: Double(shownPanelRows))
+            _ = try form.keyboardWillChangeFrame(frame)
+        }
+    }
+
+    public var isKeyboardShown: Bool { shownPanelRows > 0 }
 
     // MARK: - Events
 
-    func focus(_ id: String) throws {
+    public func focus(_ id: String) throws {
         _ = try form.focus(id)
         try showPanel()
     }
 
-    func next() throws {
+    public func next() throws {
         _ = try form.next()
         try showPanel()
     }
 
-    func previous() throws {
+    public func previous() throws {
         _ = try form.previous()
         try showPanel()
     }
 
     /// Ends editing, and the keyboard goes.
-    func done() throws {
+    public func done() throws {
         _ = try form.done()
         try hidePanel()
     }
 
     /// Adds `text` to the edited field, as typing it does; a multi-line field may grow.
-    func type(_ text: String) throws {
+    public func type(_ text: String) throws {
         guard let id = form.focused, let field = form.field(id) else {
-            throw EventError("no field is edited; focus one first: focus \(form.fields[0].id)")
+            throw FormScreenError("no field is edited; focus one first: focus \(form.fields[0].id)")
         }
         guard field.kind != .picker else {
-            throw EventError("field '\(id)' is a picker field; spin its picker instead: spin \(pickerComponent(id)) +1")
+            throw FormScreenError("field '\(id)' is a picker field; spin its picker instead: spin \(pickerComponent(id)) +1")
         }
         try form.setText(field.text + text, of: id)
         try layout()
     }
 
     /// Empties the edited field.
-    func clear() throws {
-        guard let id = form.focused else { throw EventError("no field is edited; focus one first") }
-        guard form.field(id)?.kind != .picker else { throw EventError("field '\(id)' is a picker field; spin its picker instead") }
+    public func clear() throws {
+        guard let id = form.focused else { throw FormScreenError("no field is edited; focus one first") }
+        guard form.field(id)?.kind != .picker else { throw FormScreenError("field '\(id)' is a picker field; spin its picker instead") }
         try form.setText("", of: id)
         try layout()
     }
 
     /// `keyboard show n`: a text keyboard of n rows (from now on); `nil`: the keyboard hides.
-    func keyboard(rows: Int?) throws {
+    public func keyboard(rows: Int?) throws {
         if let rows {
             keyboardRows = rows
             shownPanelRows = 0              // shown again, at the new height
@@ -108,7 +129,7 @@ final class FormScreen {
 
     /// Submits: editing ends and the keyboard goes; when fields are invalid, the first is
     /// edited again. Returns the line that reports what happened.
-    func submit() throws -> String {
+    public func submit() throws -> String {
         _ = try form.done()
         try hidePanel()
         switch form.submit() {
@@ -132,8 +153,8 @@ final class FormScreen {
 
     private func showPanel(force: Bool = false) throws {
         guard form.focused != nil || force else { return try hidePanel() }
-        let rows = min(panelRows, Self.rows)
-        let frame = Rect(x: 0, y: Double(Self.rows - rows), width: Double(Self.width), height: Double(rows))
+        let rows = min(panelRows, screenRows)
+        let frame = Rect(x: 0, y: Double(screenRows - rows), width: Double(screenWidth), height: Double(rows))
         if shownPanelRows == 0 {
             _ = try form.keyboardWillShow(frame)
         } else if shownPanelRows != rows {
@@ -155,15 +176,15 @@ final class FormScreen {
         var frames: [String: Rect] = [:]
         for field in form.fields {
             let inputRows = field.kind == .multiline
-                ? min(max(field.lines, Self.wrap(field.text).count), max(field.lines, Self.maximumGrowth)) : 1
+                ? min(max(field.lines, Self.wrap(field.text, width: inputWidth).count), max(field.lines, Self.maximumGrowth)) : 1
             places.append((top, inputRows))
-            frames[field.id] = Rect(x: 0, y: Double(top), width: Double(Self.width), height: Double(1 + inputRows))
+            frames[field.id] = Rect(x: 0, y: Double(top), width: Double(screenWidth), height: Double(1 + inputRows))
             top += 1 + inputRows
         }
         contentRows = top + 2                   // a blank row and the submit button
         _ = try form.layout(FormLayout(
-            scrollFrame: Rect(x: 0, y: 0, width: Double(Self.width), height: Double(Self.rows)),
-            contentSize: Size(width: Double(Self.width), height: Double(contentRows)),
+            scrollFrame: Rect(x: 0, y: 0, width: Double(screenWidth), height: Double(screenRows)),
+            contentSize: Size(width: Double(screenWidth), height: Double(contentRows)),
             fieldFrames: frames, margin: 0))
     }
 
@@ -173,9 +194,9 @@ final class FormScreen {
 
     // MARK: - Drawing
 
-    func render() -> String {
+    public func render() -> String {
         guard let avoidance = form.avoidance else { return "form \"\(form.name)\": not laid out" }
-        let visible = Self.rows - Int(avoidance.contentInset.bottom.rounded())
+        let visible = screenRows - Int(avoidance.contentInset.bottom.rounded())
         let first = Int(avoidance.offset.y.rounded())
         var heading = "form \"\(form.name)\": "
         if let id = form.focused, let place = form.visitingOrder.firstIndex(of: id) {
@@ -189,26 +210,26 @@ final class FormScreen {
         }
         var lines = [heading]
         if !form.status.isEmpty { lines.append("  " + form.status) }
-        lines.append("┌" + String(repeating: "─", count: Self.width) + "┐")
+        lines.append("┌" + String(repeating: "─", count: screenWidth) + "┐")
         let content = contentLines()
         for row in first..<(first + visible) {
             lines.append(boxed(row >= 0 && row < content.count ? content[row] : ""))
         }
         if shownPanelRows > 0 {
             let title = form.focused.flatMap(form.picker(of:)).map { " picker \"\($0.name)\" " } ?? " keyboard "
-            let left = (Self.width - title.count) / 2
+            let left = (screenWidth - title.count) / 2
             lines.append("├" + String(repeating: "─", count: left) + title
-                + String(repeating: "─", count: Self.width - left - title.count) + "┤")
+                + String(repeating: "─", count: screenWidth - left - title.count) + "┤")
             let panel = panelLines()
             for row in 0..<(shownPanelRows - 1) { lines.append(boxed(row < panel.count ? panel[row] : "")) }
         }
-        lines.append("└" + String(repeating: "─", count: Self.width) + "┘")
+        lines.append("└" + String(repeating: "─", count: screenWidth) + "┘")
         return lines.joined(separator: "\n")
     }
 
     private func boxed(_ text: String) -> String {
-        let cut = TextWidth.cut(text, to: Self.width)
-        return "│" + cut + String(repeating: " ", count: Self.width - TextWidth.of(cut)) + "│"
+        let cut = TextWidth.cut(text, to: screenWidth)
+        return "│" + cut + String(repeating: " ", count: screenWidth - TextWidth.of(cut)) + "│"
     }
 
     /// Every row of the content, top to bottom.
@@ -219,7 +240,7 @@ final class FormScreen {
             lines.append((edited ? " ▸ " : "   ") + field.label + (field.required ? " *" : ""))
             let inputs = inputLines(field, edited: edited, rows: places[index].inputRows)
             for (row, text) in inputs.enumerated() {
-                var line = "   [" + text + String(repeating: " ", count: max(0, Self.inputWidth - TextWidth.of(text))) + "]"
+                var line = "   [" + text + String(repeating: " ", count: max(0, inputWidth - TextWidth.of(text))) + "]"
                 if row == 0, let error = field.error { line += "  ✗ " + error }
                 lines.append(line)
             }
@@ -231,22 +252,22 @@ final class FormScreen {
 
     private func inputLines(_ field: FormField, edited: Bool, rows: Int) -> [String] {
         if field.text.isEmpty {
-            let placeholder = field.placeholder.isEmpty ? "" : "‹" + TextWidth.cut(field.placeholder, to: Self.inputWidth - 2) + "›"
+            let placeholder = field.placeholder.isEmpty ? "" : "‹" + TextWidth.cut(field.placeholder, to: inputWidth - 2) + "›"
             return [placeholder] + Array(repeating: "", count: rows - 1)
         }
         switch field.kind {
         case .multiline:
-            let wrapped = Self.wrap(field.text)
+            let wrapped = Self.wrap(field.text, width: inputWidth)
             guard wrapped.count > rows else { return wrapped + Array(repeating: "", count: rows - wrapped.count) }
             // Longer than the field: an edited field shows its end, where the cursor is,
             // the others their start; `…` marks the lines out of sight.
-            if edited { return ["…" + TextWidth.cut(wrapped[wrapped.count - rows], to: Self.inputWidth - 1)] + wrapped.suffix(rows - 1) }
-            return wrapped.prefix(rows - 1) + [TextWidth.cut(wrapped[rows - 1], to: Self.inputWidth - 1) + "…"]
+            if edited { return ["…" + TextWidth.cut(wrapped[wrapped.count - rows], to: inputWidth - 1)] + wrapped.suffix(rows - 1) }
+            return wrapped.prefix(rows - 1) + [TextWidth.cut(wrapped[rows - 1], to: inputWidth - 1) + "…"]
         case .picker:
-            return [TextWidth.cut(field.text, to: Self.inputWidth - 2) + " ▾"]
+            return [TextWidth.cut(field.text, to: inputWidth - 2) + " ▾"]
         default:
             // An edited field shows its end, where the cursor is; the others their start.
-            return [edited ? Self.tail(field.text, width: Self.inputWidth) : TextWidth.cut(field.text, to: Self.inputWidth)]
+            return [edited ? Self.tail(field.text, width: inputWidth) : TextWidth.cut(field.text, to: inputWidth)]
         }
     }
 
@@ -274,7 +295,7 @@ final class FormScreen {
 
     /// A multi-line field's text, wrapped at the input's width (words kept whole when
     /// they fit).
-    static func wrap(_ text: String) -> [String] {
+    static func wrap(_ text: String, width inputWidth: Int) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""
@@ -312,4 +333,11 @@ final class FormScreen {
         }
         return "…" + result
     }
+}
+
+/// An input a form screen cannot take: typing with no field edited, typing into a picker
+/// field.
+public struct FormScreenError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
 }
