@@ -108,6 +108,14 @@ public final class FormScreen {
         try layout()
     }
 
+    /// Deletes the edited field's last character, as the backspace key does.
+    public func deleteBackward() throws {
+        guard let id = form.focused, let field = form.field(id) else { throw FormScreenError("no field is edited") }
+        guard field.kind != .picker, !field.text.isEmpty else { return }
+        try form.setText(String(field.text.dropLast()), of: id)
+        try layout()
+    }
+
     /// Empties the edited field.
     public func clear() throws {
         guard let id = form.focused else { throw FormScreenError("no field is edited; focus one first") }

@@ -6,6 +6,7 @@
 /// 2 usage error (a bad option, or an event that names nothing the script declared).
 import ArgumentParser
 import Foundation
+import Synchronization
 import Lua
 import Wheel
 import WheelTerminal
@@ -65,11 +66,16 @@ struct WheelRun: AsyncParsableCommand {
             throw ValidationError("no such file: \(script)")
         }
         let input = try readEvents()
+        // Interactive when a person is at a terminal: both ends are one, and neither
+        // --headless nor scripted events ask for text frames.
+        let interactive = !headless && events == nil && eventsFile == nil
+            && isatty(STDOUT_FILENO) == 1 && isatty(STDIN_FILENO) == 1
+        let router = LogRouter()
         let runtime: Runtime
         do {
             runtime = try Runtime(options: .init(
                 trusted: trusted, memoryLimit: memory.bytes == 0 ? nil : memory.bytes,
-                timeout: timeout.duration, log: Output.log))
+                timeout: timeout.duration, log: router.sink))
         } catch {
             Output.error(Runtime.report(error))
             throw ExitCode(1)
@@ -77,15 +83,31 @@ struct WheelRun: AsyncParsableCommand {
         // Problems the declared objects survive: reported as they happen; they make the
         // exit status 1 once everything has run.
         var problems: [String] = []
+        var app: TerminalApp?
         runtime.onProblem = { problem in
             problems.append(problem.message)
-            Output.error(problem.message)
+            // While the UI runs, the status line shows it; it is printed when the UI ends.
+            if let app { app.show(problem: problem.message) } else { Output.error(problem.message) }
         }
         let server = try await startServer()
         do {
             if let server { try runtime.define("SERVER", server.baseURL) }
             try await runtime.run(file: script)
-            try await present(runtime, events: input)
+            if interactive {
+                let open = self.open
+                let terminalApp = TerminalApp(runtime: runtime, options: .init(open: open ? { Self.openURL($0, quietly: true) } : nil))
+                app = terminalApp
+                router.divert(to: terminalApp)
+                defer {
+                    app = nil
+                    // What the script printed and the problems it met while the UI ran.
+                    for (level, text) in router.restore() { Output.log(level, text) }
+                    for problem in problems { Output.error(problem) }
+                }
+                try await terminalApp.run()
+            } else {
+                try await present(runtime, events: input)
+            }
         } catch {
             try? await server?.stop()
             if error is ValidationError { throw error }
@@ -187,7 +209,7 @@ struct WheelRun: AsyncParsableCommand {
                 switch tap {
                 case .open(let url)?:
                     heading += "open \(url)\n"
-                    if open { openURL(url) }
+                    if open { Self.openURL(url, quietly: false) }
                 case .refused(let reason)?:
                     heading += "tap refused: \(reason)\n"
                 case nil:
@@ -202,11 +224,16 @@ struct WheelRun: AsyncParsableCommand {
         }
     }
 
-    /// Opens `url` (already checked to be http or https) with the system's opener.
-    private func openURL(_ url: String) {
+    /// Opens `url` (already checked to be http or https) with the system's opener;
+    /// `quietly`, its output goes nowhere (the terminal UI owns the screen).
+    private static func openURL(_ url: String, quietly: Bool) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["xdg-open", url]
+        if quietly {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
         do {
             try process.run()
         } catch {
@@ -241,6 +268,34 @@ struct WheelRun: AsyncParsableCommand {
                 Foundation.exit(2)
             }
             exit(withError: error)
+        }
+    }
+}
+
+/// Where the script's `print` goes: standard output, or while the terminal UI runs, the
+/// UI's status line (and a list printed when it ends).
+final class LogRouter: Sendable {
+    private let state = Mutex<(app: TerminalApp?, held: [(LuaLogLevel, String)])>((nil, []))
+
+    var sink: LuaLogSink {
+        { [self] level, text in
+            let app = state.withLock { state -> TerminalApp? in
+                if state.app != nil { state.held.append((level, text)) }
+                return state.app
+            }
+            if let app { app.log(text) } else { Output.log(level, text) }
+        }
+    }
+
+    func divert(to app: TerminalApp) {
+        state.withLock { $0.app = app }
+    }
+
+    /// Back to standard output; returns what was held meanwhile.
+    func restore() -> [(LuaLogLevel, String)] {
+        state.withLock { state in
+            defer { state = (nil, []) }
+            return state.held
         }
     }
 }
