@@ -2,16 +2,19 @@
 /// drives the form as a phone would.
 ///
 /// ```
-/// form "signup": editing email (2 of 11) · rows 3–12 of 26 · keyboard 8 rows
-/// ┌────────────────────────────────────────────────────────────┐
-/// │   Name *                                                   │
-/// │   [Ana                           ]                         │
-/// │ ▸ E-mail *                                                 │
-/// │   [ana@example                   ]  ✗ not an e-mail address│
-/// ├────────────────────────── keyboard ────────────────────────┤
-/// │   q  w  e  r  t  y  u  i  o  p                             │
-/// │   …                                                        │
-/// └────────────────────────────────────────────────────────────┘
+/// form "signup": editing confirm (4 of 11) · rows 1–12 of 25 · keyboard 8 rows
+///   Fields marked * are required
+/// ┌────────────────────────────────────────────────────────────────┐
+/// │   ...                                                          │
+/// │   E-mail *                                                     │
+/// │   [ana@example             ]  ✗ not an e-mail address          │
+/// │ ▸ E-mail again *                                               │
+/// │   [                        ]                                   │
+/// │   ...                                                          │
+/// ├─────────────────────────── keyboard ───────────────────────────┤
+/// │   q  w  e  r  t  y  u  i  o  p                                 │
+/// │   ...                                                          │
+/// └────────────────────────────────────────────────────────────────┘
 /// ```
 ///
 /// The screen is the form's scroll view, `rows` rows of `width` cells; one row is one
@@ -19,8 +22,10 @@
 /// takes a label row (`*`: required; `▸`: edited) and its input rows: one, or for a
 /// multi-line field as many as its wrapped text needs (at least its `lines`, at most 6
 /// unless `lines` says more; beyond that it scrolls inside, showing its end while
-/// edited), so typing into it lays the form out again. An error shows beside its field. While a field is
-/// edited, the keyboard takes the bottom rows (8 unless `keyboard show n` says otherwise),
+/// edited), so typing into it lays the form out again, as does a script's `f:set`. An
+/// error shows beside its field; control characters in any text show as spaces. While a
+/// field is edited, the keyboard takes the bottom rows (8 unless `keyboard show n` says
+/// otherwise, never more than the screen's rows less 2),
 /// or, for a picker field, the field's picker does, as tall as its wheels; the form's
 /// bottom inset is what they cover, and it scrolls so that the edited field sits above.
 import Wheel
@@ -50,11 +55,22 @@ public final class FormScreen {
     private var places: [(top: Int, inputRows: Int)] = []
     private var contentRows = 0
 
+    /// Set when a field's text changed by other means than this screen's (a script's
+    /// `f:set`): the form is laid out again before the next event or drawing.
+    private var stale = false
+
     public init(form: Form, width: Int = FormScreen.defaultWidth, rows: Int = FormScreen.defaultRows) throws {
         self.form = form
         screenWidth = max(width, 20)
         screenRows = max(rows, 1)
         try layout()
+        form.observe { [weak self] event in
+            if case .textChanged = event { self?.stale = true }
+        }
+    }
+
+    private func layoutIfNeeded() throws {
+        if stale { try layout() }
     }
 
     /// The screen changed size: the form is laid out again, and a shown keyboard measured
@@ -65,7 +81,8 @@ public final class FormScreen {
         screenRows = max(rows, 1)
         try layout()
         if shownPanelRows > 0 {
-            shownPanelRows = min(shownPanelRows, screenRows)
+            // Measured again from the keyboard or picker, so that it grows back too.
+            shownPanelRows = min(panelRows, screenRows)
             let frame = Rect(x: 0, y: Double(screenRows - shownPanelRows), width: Double(screenWidth), height: Double(shownPanelRows))
             _ = try form.keyboardWillChangeFrame(frame)
         }
@@ -76,28 +93,33 @@ public final class FormScreen {
     // MARK: - Events
 
     public func focus(_ id: String) throws {
+        try layoutIfNeeded()
         _ = try form.focus(id)
         try showPanel()
     }
 
     public func next() throws {
+        try layoutIfNeeded()
         _ = try form.next()
         try showPanel()
     }
 
     public func previous() throws {
+        try layoutIfNeeded()
         _ = try form.previous()
         try showPanel()
     }
 
     /// Ends editing, and the keyboard goes.
     public func done() throws {
+        try layoutIfNeeded()
         _ = try form.done()
         try hidePanel()
     }
 
     /// Adds `text` to the edited field, as typing it does; a multi-line field may grow.
     public func type(_ text: String) throws {
+        try layoutIfNeeded()
         guard let id = form.focused, let field = form.field(id) else {
             throw FormScreenError("no field is edited; focus one first: focus \(form.fields[0].id)")
         }
@@ -124,27 +146,30 @@ public final class FormScreen {
         try layout()
     }
 
-    /// `keyboard show n`: a text keyboard of n rows (from now on); `nil`: the keyboard hides.
+    /// `keyboard show n`: the text keyboard takes n rows from now on (at most the
+    /// screen's rows less 2, so the edited field stays in sight), shown now if a field is
+    /// edited; `nil`: the keyboard hides, the field staying edited.
     public func keyboard(rows: Int?) throws {
-        if let rows {
-            keyboardRows = rows
-            shownPanelRows = 0              // shown again, at the new height
-            try showPanel(force: true)
-        } else {
-            try hidePanel()
-        }
+        try layoutIfNeeded()
+        guard let rows else { return try hidePanel() }
+        keyboardRows = max(1, min(rows, screenRows - 2))
+        guard form.focused != nil else { return }
+        try showPanel()
     }
 
     /// Submits: editing ends and the keyboard goes; when fields are invalid, the first is
     /// edited again. Returns the line that reports what happened.
-    public func submit() throws -> String {
+    public func submit() async throws -> String {
+        try layoutIfNeeded()
         _ = try form.done()
         try hidePanel()
-        switch form.submit() {
+        switch await form.submit() {
         case .submitted:
             return "submitted"
         case .failed(let problem):
             return "on_submit failed: \(problem.message)"
+        case .busy:
+            return "not submitted: the last submit is still running"
         case .invalid(let errors):
             try focus(errors[0].field)
             return "not submitted: " + errors.map { "\($0.field) (\($0.message))" }.joined(separator: ", ")
@@ -159,8 +184,8 @@ public final class FormScreen {
         return picker.visibleRows + 1
     }
 
-    private func showPanel(force: Bool = false) throws {
-        guard form.focused != nil || force else { return try hidePanel() }
+    private func showPanel() throws {
+        guard form.focused != nil else { return try hidePanel() }
         let rows = min(panelRows, screenRows)
         let frame = Rect(x: 0, y: Double(screenRows - rows), width: Double(screenWidth), height: Double(rows))
         if shownPanelRows == 0 {
@@ -179,6 +204,7 @@ public final class FormScreen {
 
     /// Lays the fields out from their texts and tells the form.
     private func layout() throws {
+        stale = false
         places = []
         var top = 0
         var frames: [String: Rect] = [:]
@@ -203,6 +229,7 @@ public final class FormScreen {
     // MARK: - Drawing
 
     public func render() -> String {
+        try? layoutIfNeeded()
         guard let avoidance = form.avoidance else { return "form \"\(form.name)\": not laid out" }
         let visible = screenRows - Int(avoidance.contentInset.bottom.rounded())
         let first = Int(avoidance.offset.y.rounded())
@@ -210,24 +237,28 @@ public final class FormScreen {
         if let id = form.focused, let place = form.visitingOrder.firstIndex(of: id) {
             heading += "editing \(id) (\(place + 1) of \(form.fields.count))"
         } else {
-            heading += "\(form.fields.count) fields"
+            heading += form.fields.count == 1 ? "1 field" : "\(form.fields.count) fields"
         }
-        heading += " · rows \(max(first, 0) + 1)–\(min(first + visible, contentRows)) of \(contentRows)"
+        heading += visible > 0 ? " · rows \(max(first, 0) + 1)–\(min(first + visible, contentRows)) of \(contentRows)" : " · no rows"
         if shownPanelRows > 0 {
             heading += form.focused.flatMap(form.picker(of:)) != nil ? " · picker \(shownPanelRows) rows" : " · keyboard \(shownPanelRows) rows"
         }
-        var lines = [heading]
-        if !form.status.isEmpty { lines.append("  " + form.status) }
+        var lines = [Self.shown(heading)]
+        if !form.status.isEmpty { lines.append("  " + Self.shown(form.status)) }
         lines.append("┌" + String(repeating: "─", count: screenWidth) + "┐")
         let content = contentLines()
         for row in first..<(first + visible) {
             lines.append(boxed(row >= 0 && row < content.count ? content[row] : ""))
         }
         if shownPanelRows > 0 {
-            let title = form.focused.flatMap(form.picker(of:)).map { " picker \"\($0.name)\" " } ?? " keyboard "
-            let left = (screenWidth - title.count) / 2
+            let name = form.focused.flatMap(form.picker(of:)).map { picker in
+                "picker \"\(picker.name)\"" + (picker.status.isEmpty ? "" : ": \(picker.status)")
+            } ?? "keyboard"
+            // Cut to the screen, in cells: a long or wide name never breaks the border.
+            let title = " " + TextWidth.cut(Self.shown(name), to: max(1, screenWidth - 4)) + " "
+            let left = (screenWidth - TextWidth.of(title)) / 2
             lines.append("├" + String(repeating: "─", count: left) + title
-                + String(repeating: "─", count: screenWidth - left - title.count) + "┤")
+                + String(repeating: "─", count: max(0, screenWidth - left - TextWidth.of(title))) + "┤")
             let panel = panelLines()
             for row in 0..<(shownPanelRows - 1) { lines.append(boxed(row < panel.count ? panel[row] : "")) }
         }
@@ -236,7 +267,7 @@ public final class FormScreen {
     }
 
     private func boxed(_ text: String) -> String {
-        let cut = TextWidth.cut(text, to: screenWidth)
+        let cut = TextWidth.cut(Self.shown(text), to: screenWidth)
         return "│" + cut + String(repeating: " ", count: screenWidth - TextWidth.of(cut)) + "│"
     }
 
@@ -245,9 +276,12 @@ public final class FormScreen {
         var lines: [String] = []
         for (index, field) in form.fields.enumerated() {
             let edited = form.focused == field.id
-            lines.append((edited ? " ▸ " : "   ") + field.label + (field.required ? " *" : ""))
+            // A long label is cut before its `*`, which always shows.
+            let mark = field.required ? " *" : ""
+            lines.append((edited ? " ▸ " : "   ") + TextWidth.cut(Self.shown(field.label), to: screenWidth - 3 - mark.count) + mark)
             let inputs = inputLines(field, edited: edited, rows: places[index].inputRows)
             for (row, text) in inputs.enumerated() {
+                let text = Self.shown(text)              // padded as it is shown
                 var line = "   [" + text + String(repeating: " ", count: max(0, inputWidth - TextWidth.of(text))) + "]"
                 if row == 0, let error = field.error { line += "  ✗ " + error }
                 lines.append(line)
@@ -315,9 +349,16 @@ public final class FormScreen {
                     continue
                 }
                 if !line.isEmpty { lines.append(line) }
-                // A word longer than a line is broken across lines.
+                // A word longer than a line is broken across lines, by cells.
                 while TextWidth.of(word) > inputWidth {
-                    let head = String(word.prefix(inputWidth))
+                    var head = "", used = 0
+                    for character in word {
+                        let cells = TextWidth.width(of: character)
+                        if used + cells > inputWidth { break }
+                        head.append(character)
+                        used += cells
+                    }
+                    if head.isEmpty { head = String(word.prefix(1)) }
                     lines.append(head)
                     word = String(word.dropFirst(head.count))
                 }
@@ -326,6 +367,15 @@ public final class FormScreen {
             lines.append(line)
         }
         return lines
+    }
+
+    /// Text as the screen shows it: control characters (a tab, a line break in a label or
+    /// a message) as spaces, so that no line is split or misaligned.
+    static func shown(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || ($0.value >= 0x7F && $0.value < 0xA0) }) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value < 0xA0) ? " " : scalar
+        }))
     }
 
     /// The end of `text` that fits `width` cells, after `…` when cut.

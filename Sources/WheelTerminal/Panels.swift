@@ -29,6 +29,12 @@ public protocol Panel: AnyObject {
     /// Draws into rows `top ..< top + height` of the canvas; `tick` turns spinners.
     func draw(into canvas: inout Canvas, top: Int, height: Int, tick: Int)
     func handle(_ key: Key, height: Int) -> PanelReply
+    /// A message that came later than the key that caused it (a submit's outcome).
+    func takeMessage() -> (text: String, isError: Bool)?
+}
+
+extension Panel {
+    public func takeMessage() -> (text: String, isError: Bool)? { nil }
 }
 
 /// The spinner's frames.
@@ -344,7 +350,7 @@ public final class FormPanel: Panel {
                 switch key {
                 case .tab, .down, .enter, .character("j"): try screen.next()
                 case .backTab, .up, .character("k"): try screen.previous()
-                case .character("s"), .control("s"): return submitted(try screen.submit())
+                case .character("s"), .control("s"): return submit()
                 default: return .ignored
                 }
                 return .handled
@@ -354,7 +360,7 @@ public final class FormPanel: Panel {
             case .tab: try screen.next()
             case .backTab: try screen.previous()
             case .escape: try screen.done()
-            case .control("s"): return submitted(try screen.submit())
+            case .control("s"): return submit()
             case .enter:
                 if form.field(id)?.kind == .multiline {
                     try screen.type("\n")
@@ -385,7 +391,27 @@ public final class FormPanel: Panel {
         }
     }
 
-    private func submitted(_ note: String) -> PanelReply {
-        .message(note, isError: !note.hasPrefix("submitted"))
+    /// Called when a submit started by a key has ended (the app draws its message).
+    public var changed: (() -> Void)?
+    private var pending: (text: String, isError: Bool)?
+
+    /// Submits in a task: `on_submit` may wait for an `http` reply, and the UI goes on.
+    private func submit() -> PanelReply {
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            do {
+                let note = try await screen.submit()
+                pending = (note, !note.hasPrefix("submitted"))
+            } catch {
+                pending = ("\(error)", true)
+            }
+            changed?()
+        }
+        return .message("submitting…", isError: false)
+    }
+
+    public func takeMessage() -> (text: String, isError: Bool)? {
+        defer { pending = nil }
+        return pending
     }
 }

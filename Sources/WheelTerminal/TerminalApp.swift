@@ -125,7 +125,9 @@ public final class TerminalApp {
         }
         for form in runtime.forms {
             do {
-                panels.append(try FormPanel(form: form, width: width, height: height - 2))
+                let panel = try FormPanel(form: form, width: width, height: height - 2)
+                panel.changed = { [wakeups] in wakeups.send(.changed) }
+                panels.append(panel)
             } catch {
                 message = ("form '\(form.name)': \(error)", true)
             }
@@ -215,6 +217,7 @@ public final class TerminalApp {
                 if x >= width { break }
             }
         }
+        for panel in panels { if let late = panel.takeMessage() { message = late } }
         let tick = Int(Date().timeIntervalSince(started) * 10)
         panels[current].draw(into: &canvas, top: 1, height: height - 2, tick: tick)
         // The status line: a message (a problem, a tap's URL, a print), or the keys.

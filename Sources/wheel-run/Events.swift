@@ -64,8 +64,9 @@ struct InputEvent: Equatable {
         case feed(Feed)
         /// With what a tap gave, if the event was a tap.
         case pager(Pager, tap: PagerTap?)
-        /// With the line that reports a submit, if the event was one.
         case form(FormScreen, note: String?)
+        /// A form to submit.
+        case formSubmit(FormScreen)
     }
 
     var action: Action
@@ -77,7 +78,8 @@ struct InputEvent: Equatable {
     /// Parses a whole list; `origin(n)` names the n-th event (1-based) or its line.
     static func parse(_ source: String, origin: (Int, Int) -> String) throws(EventError) -> [InputEvent] {
         var events: [InputEvent] = []
-        for (lineNumber, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Any line break: "\r\n" (a file saved on Windows) is one Character, not "\n".
+        for (lineNumber, line) in source.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             for piece in pieces(of: line) {
                 let text = piece.trimmingSpaces
                 guard !text.isEmpty else { continue }
@@ -241,10 +243,8 @@ struct InputEvent: Equatable {
             }
             return .form(screen, note: nil)
         case .submit:
-            let screen = try forms.acting(origin: origin, text: self.text)
-            var note = ""
-            try run { note = try screen.submit() }
-            return .form(screen, note: note)
+            // `present` submits: on_submit runs as a coroutine and is awaited.
+            return .formSubmit(try forms.acting(origin: origin, text: self.text))
         case .select(let name, let index) where runtime.feed(named: name) != nil:
             return .feed(try selectRow(index, in: try feed(name, in: runtime)))
         case .spin, .select, .reload:

@@ -200,6 +200,14 @@ struct WheelRun: AsyncParsableCommand {
                 } else {
                     Output.frame("> \(event.text)\n" + PickerText.render(picker.frame(), picker: picker))
                 }
+            case .formSubmit(let screen):
+                let note: String
+                do {
+                    note = try await screen.submit()
+                } catch {
+                    throw ValidationError("\(event.origin): \(error)")
+                }
+                Output.frame("> \(event.text)\n\(note)\n" + screen.render())
             case .form(let screen, let note):
                 Output.frame("> \(event.text)\n" + (note.map { $0 + "\n" } ?? "") + screen.render())
             case .feed(let feed):

@@ -111,6 +111,50 @@ import Testing
             """), "\(outcome.output)")
     }
 
+    @Test func longNamesAndControlCharactersNeverBreakTheBox() async throws {
+        let path = try harness.script(#"""
+            picker "a picker with a name far longer than the screen is wide, and then some more" {
+              rows = 3, components = { { id = "c", items = { "x", "y" } } } }
+            form "f" {
+              status = "two\nlines",
+              fields = {
+                { id = "p", label = "Pick\tone", kind = "picker",
+                  picker = "a picker with a name far longer than the screen is wide, and then some more" },
+                { id = "t", label = "A label so long that it would push the required mark off the row entirely", required = true },
+              },
+            }
+            """#)
+        let outcome = try await harness.run([path, "--events", #"focus p; next; type "a\tb""#])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        // Every box line is 66 cells wide: the border, 64 cells, the border.
+        for line in outcome.output.split(separator: "\n") where line.hasPrefix("│") || line.hasPrefix("├") {
+            #expect(TextWidthForTests.of(String(line)) == 66, "\(line)")
+        }
+        #expect(outcome.output.contains("├─ picker \"a picker with a name far longer than the screen is … ─┤"), "\(outcome.output)")
+        #expect(outcome.output.contains("  two lines\n"), "\(outcome.output)")
+        #expect(outcome.output.contains("│ ▸ Pick one "), "\(outcome.output)")
+        #expect(outcome.output.contains("│ ▸ A label so long that it would push the required mark off t… *│"), "\(outcome.output)")
+        #expect(outcome.output.contains("[a b                     ]"), "\(outcome.output)")
+    }
+
+    @Test func keyboardShowWithNoFieldEditedOnlySetsTheHeight() async throws {
+        let headings = try await headings("keyboard show 12; focus a; keyboard show 19; done")
+        #expect(headings == [
+            "10 fields · rows 1–20 of 22",                                // nothing edited: no keyboard
+            "editing a (1 of 10) · rows 1–8 of 22 · keyboard 12 rows",
+            "editing a (1 of 10) · rows 1–2 of 22 · keyboard 18 rows",    // at most 20 - 2: the field stays in sight
+            "10 fields · rows 1–20 of 22",
+        ])
+    }
+
+    @Test func anEventsFileWithWindowsLineEndingsParses() async throws {
+        let path = try harness.script(Self.small)
+        try "focus b\r\ntype \"x\"\r\n".write(to: harness.scratch.url.appendingPathComponent("events.txt"), atomically: true, encoding: .utf8)
+        let outcome = try await harness.run([path, "--events-file", "events.txt"])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        #expect(outcome.output.contains("> type \"x\"\nform \"f\": editing b (2 of 10)"), "\(outcome.output)")
+    }
+
     @Test func validationErrorsShowBesideTheirFieldsAndSubmitWaitsForThem() async throws {
         let path = try harness.script("""
             form "f" {
@@ -194,5 +238,18 @@ import Testing
         #expect(good.output.contains("> spin colour +1\nform \"one\": editing x (1 of 1)"), "\(good.output)")
         #expect(good.output.contains("[green ▾                 ]"), "\(good.output)")
         #expect(good.output.contains("> next\nform \"two\": editing y (2 of 2)"), "\(good.output)")
+    }
+}
+
+/// Cells a line takes on a terminal (box drawing: one each; CJK: two), for the tests.
+enum TextWidthForTests {
+    static func of(_ text: String) -> Int {
+        text.unicodeScalars.reduce(0) { width, scalar in
+            switch scalar.value {
+            case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+                 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFF00...0xFF60: width + 2
+            default: width + (scalar.properties.generalCategory == .nonspacingMark ? 0 : 1)
+            }
+        }
     }
 }

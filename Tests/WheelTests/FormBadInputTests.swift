@@ -60,11 +60,11 @@ import WheelCore
         #expect(run.problems.all == [message])
         #expect(events.all.contains(.errorChanged(field: "a", error: message)))
         #expect(events.all.contains { if case .problem(let problem) = $0 { problem.message == message } else { false } })
-        #expect(form.submit() == .invalid([FormFieldError(field: "a", message: message)]))
+        #expect(await form.submit() == .invalid([FormFieldError(field: "a", message: message)]))
         // Corrected, the field clears as it changes.
         try form.setText("fine", of: "a")
         #expect(form.field("a")?.error == nil)
-        #expect(form.submit() == .submitted)
+        #expect(await form.submit() == .submitted)
         // The submit met the same problem again: shown, not reported a second time.
         #expect(run.problems.all == [message])
     }
@@ -107,16 +107,16 @@ import WheelCore
         #expect(error == message)
         #expect(run.problems.all == [message])
         let form = run.form
-        #expect(form.submit() == .invalid([FormFieldError(field: "a", message: message)]))
+        #expect(await form.submit() == .invalid([FormFieldError(field: "a", message: message)]))
         #expect(form.field("a")?.text == "loop")
         // The same state runs the script again: the field clears as it is corrected.
         try form.setText("done", of: "a")
         #expect(form.field("a")?.error == nil)
         try form.setText("", of: "a")
         #expect(try form.validate("a") == "empty")
-        #expect(form.submit() == .invalid([FormFieldError(field: "a", message: "empty")]))
+        #expect(await form.submit() == .invalid([FormFieldError(field: "a", message: "empty")]))
         try form.setText("x", of: "a")
-        #expect(form.submit() == .submitted)
+        #expect(await form.submit() == .submitted)
     }
 
     @Test func aValidateThatCallsTheFormWrongMarksTheField() async throws {
@@ -170,7 +170,7 @@ import WheelCore
         #expect(error?.description == "form 'f': field 'state' takes its value from picker 'states'; turn the picker instead")
         #expect(form.field("state")?.text == "Alabama")
         // From the script: the submission fails, and the field keeps its text.
-        guard case .failed(let problem) = form.submit() else {
+        guard case .failed(let problem) = await form.submit() else {
             Issue.record("the submission did not fail")
             return
         }
@@ -190,7 +190,7 @@ import WheelCore
         #expect(form.field("p")?.text == "")
         _ = try form.done()
         #expect(events.all == [.focusChanged(from: nil, to: "p"), .focusChanged(from: "p", to: nil)])
-        #expect(form.submit() == .invalid([FormFieldError(field: "p", message: "required")]))
+        #expect(await form.submit() == .invalid([FormFieldError(field: "p", message: "required")]))
     }
 
     // MARK: - Submitting
@@ -214,7 +214,7 @@ import WheelCore
         try form.setText("12x", of: "zip")
         try form.setText("ana@", of: "mail")
         try form.setText("hello", of: "note")
-        #expect(form.submit() == .invalid([
+        #expect(await form.submit() == .invalid([
             FormFieldError(field: "zip", message: "not a number"),
             FormFieldError(field: "city", message: "required"),
             FormFieldError(field: "mail", message: "not an e-mail address"),
@@ -239,7 +239,7 @@ import WheelCore
         let events = form.record()
         try form.setText("bad", of: "a")
         try form.setText("kept", of: "b")
-        guard case .failed(let problem) = form.submit() else {
+        guard case .failed(let problem) = await form.submit() else {
             Issue.record("the submission did not fail")
             return
         }
@@ -250,7 +250,7 @@ import WheelCore
         #expect(form.texts == ["a": "bad", "b": "kept"])
         #expect(!events.all.contains(.submitted))
         try form.setText("good", of: "a")
-        #expect(form.submit() == .submitted)
+        #expect(await form.submit() == .submitted)
         #expect(run.host.notes == ["saved good kept"])
         #expect(events.all.last == .submitted)
     }
@@ -263,7 +263,7 @@ import WheelCore
             """, options: .init(timeout: .milliseconds(100)))
         let form = run.form
         try form.setText("loop", of: "a")
-        guard case .failed(let problem) = form.submit() else {
+        guard case .failed(let problem) = await form.submit() else {
             Issue.record("the submission did not fail")
             return
         }
@@ -271,7 +271,7 @@ import WheelCore
         #expect(run.problems.all == [problem.message])
         #expect(form.field("a")?.text == "loop")
         try form.setText("stop", of: "a")
-        #expect(form.submit() == .submitted)
+        #expect(await form.submit() == .submitted)
     }
 
     // MARK: - Geometry a host gets wrong
@@ -397,7 +397,7 @@ import WheelCore
         #expect(!form.hasNext && !form.hasPrevious)
         try form.setText("ana@example.org", of: "email")
         #expect(try form.validate("email") == nil)
-        #expect(form.submit() == .submitted)
+        #expect(await form.submit() == .submitted)
         #expect(form.field("email")?.text == "ana@example.org")
     }
 

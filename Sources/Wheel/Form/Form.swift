@@ -86,8 +86,12 @@ public final class Form {
         self.indexByID = Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.id, $0) })
         for (index, picker) in pickers.sorted(by: { $0.key < $1.key }) {
             let token = picker.observe { [weak self] event in
-                guard case .changed = event else { return }
-                self?.pickerTurned(field: index)
+                // A turn, or a reload (an on_change that reloads a dependent wheel
+                // changes its title without turning it).
+                switch event {
+                case .changed, .reloaded: self?.pickerTurned(field: index)
+                default: break
+                }
             }
             pickerObservers.append((picker, token))
         }
@@ -148,6 +152,7 @@ public final class Form {
             var fresh = FormCore(fields: order, avoidance: avoidance)
             if let keyboard = previous?.avoidance.keyboardFrame { _ = try fresh.keyboardWillShow(keyboard) }
             if let focused = previous?.focused { _ = try fresh.focus(focused) }
+            _ = try fresh.layout(frames: [:])              // settles: the offset clamped to the content
             self.core = fresh
             margin = layout.margin
             let now = fresh.avoidance
@@ -227,6 +232,13 @@ public final class Form {
         // A field showing an error is checked as it changes, so the error goes as soon as
         // the text is right.
         if fields[index].error != nil { check(index) } else { edited.insert(index) }
+        recheckOthers(than: index)
+    }
+
+    /// Checks again the other fields that show an error: theirs may have depended on this
+    /// one ("does not match the e-mail").
+    private func recheckOthers(than index: Int) {
+        for other in fields.indices where other != index && fields[other].error != nil { check(other) }
     }
 
     /// Checks field `id` now and shows (or clears) its error; returns the error.
@@ -238,17 +250,25 @@ public final class Form {
         return check(index)
     }
 
-    /// Checks every field; when all are valid, runs `on_submit(values, form)`.
-    public func submit() -> FormSubmission {
+    /// Whether an `on_submit` is running (it may be waiting for an `http` reply).
+    public private(set) var isSubmitting = false
+
+    /// Checks every field; when all are valid, runs `on_submit(values, form)` as a
+    /// coroutine, so that it may post the values with `http` and wait for the reply. The
+    /// values are taken when the submit starts. A submit while one runs returns `.busy`.
+    public func submit(isolation: isolated (any Actor)? = #isolation) async -> FormSubmission {
+        guard !isSubmitting else { return .busy }
         var errors: [FormFieldError] = []
         for index in fields.indices {
             if let message = check(index) { errors.append(FormFieldError(field: fields[index].id, message: message)) }
         }
         guard errors.isEmpty else { return .invalid(errors) }
         if let onSubmit {
+            isSubmitting = true
+            defer { isSubmitting = false }
             do {
                 let values = try valuesTable()
-                try onSubmit.call(LuaValue.table(values), scriptObject)
+                try await onSubmit.callAsync(LuaValue.table(values), scriptObject, isolation: isolation)
             } catch {
                 let problem = ScriptProblem(error)
                 self.problem(problem)
@@ -280,22 +300,21 @@ public final class Form {
     private func moveFocus(_ body: (inout FormCore<String>) throws -> FocusChange?) throws -> FocusChange? {
         let change = try withCore(body)
         guard let change, change.from != change.to else { return change }
-        emit(.focusChanged(from: change.from, to: change.to))
         if let left = change.from.flatMap({ indexByID[$0] }), edited.contains(left) { check(left) }
         if let to = change.to.flatMap({ indexByID[$0] }), let picker = pickers[to] {
-            if fields[to].text.isEmpty {
-                // A picker field focused empty takes the item its picker shows.
-                // (A picker with nothing selected gives nothing: no edit, no event.)
-                let text = Self.text(of: picker)
-                if !text.isEmpty {
-                    store(text, at: to)
-                    edited.insert(to)
-                }
-            } else {
-                // One holding an item shows it on the wheel, which may have turned since.
-                Self.turn(picker, to: fields[to].text)
+            // One holding an item shows it on the wheel, which may have turned since: a
+            // one-wheel picker turns back to it; otherwise the field takes what the wheels
+            // show, as it does when focused empty. (A picker with nothing selected gives
+            // nothing: no edit, no event.)
+            if !fields[to].text.isEmpty { Self.turn(picker, to: fields[to].text) }
+            let text = Self.text(of: picker)
+            if !text.isEmpty, text != fields[to].text {
+                store(text, at: to)
+                if fields[to].error != nil { check(to) } else { edited.insert(to) }
             }
         }
+        // Last, so that a host hearing it finds the form settled.
+        emit(.focusChanged(from: change.from, to: change.to))
         return change
     }
 
@@ -391,12 +410,15 @@ public final class Form {
         return problem.message
     }
 
-    /// A field's value as scripts get it: its text, or for a `number` field a number (nil
-    /// when empty).
+    /// A field's value as scripts get it: a multi-line field's text as it is; a one-line
+    /// field's without the spaces round it; a `number` field's a number (nil when empty).
     func value(of index: Int) -> LuaValue {
         let field = fields[index]
-        guard field.kind == .number else { return .string(LuaString(field.text)) }
-        return Self.number(field.text.trimmingWhitespace) ?? .nil
+        switch field.kind {
+        case .multiline: return .string(LuaString(field.text))
+        case .number: return Self.number(field.text.trimmingWhitespace) ?? .nil
+        default: return .string(LuaString(field.text.trimmingWhitespace))
+        }
     }
 
     /// `{ id = value, ... }` for `on_submit`.
@@ -416,14 +438,20 @@ public final class Form {
         return .number(number)
     }
 
-    /// One `@`, something on each side of it, a dot in the domain after its first
-    /// character, and no spaces: what an address needs, not what RFC 5322 allows.
+    /// What an address people type needs, not all RFC 5322 allows: one `@`; before it, no
+    /// spaces, none of `<>()[],;:\"`, and no dot at either end or twice in a row; after
+    /// it, two or more dot-separated labels of letters, digits and inner hyphens.
     static func looksLikeEmail(_ text: String) -> Bool {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].count >= 3,
-              !text.contains(where: \.isWhitespace) else { return false }
-        let domain = parts[1]
-        return domain.dropFirst().contains(".") && domain.last != "."
+        guard parts.count == 2 else { return false }
+        let local = parts[0], domain = parts[1]
+        guard !local.isEmpty, local.first != ".", local.last != ".", !local.contains(".."),
+              !local.contains(where: { $0.isWhitespace || "<>()[],;:\\\"".contains($0) }) else { return false }
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2 && labels.allSatisfy { label in
+            !label.isEmpty && label.first != "-" && label.last != "-"
+                && label.allSatisfy { $0 == "-" || $0.isLetter || $0.isNumber }
+        }
     }
 
     func emit(_ event: FormEvent) {
@@ -518,6 +546,8 @@ public enum FormSubmission: Sendable, Equatable {
     case invalid([FormFieldError])
     /// `on_submit` raised; the values are kept.
     case failed(ScriptProblem)
+    /// An earlier submit's `on_submit` is still running; nothing was done.
+    case busy
 }
 
 public enum FormEvent: Sendable, Equatable {
