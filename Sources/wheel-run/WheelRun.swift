@@ -93,7 +93,8 @@ struct WheelRun: AsyncParsableCommand {
         do {
             if let server { try runtime.define("SERVER", server.baseURL) }
             try await runtime.run(file: script)
-            if interactive {
+            let declared = !runtime.pickers.isEmpty || !runtime.feeds.isEmpty || !runtime.pagers.isEmpty || !runtime.forms.isEmpty
+            if interactive && declared {
                 let open = self.open
                 let terminalApp = TerminalApp(runtime: runtime, options: .init(open: open ? { Self.openURL($0, quietly: true) } : nil))
                 app = terminalApp
@@ -104,7 +105,15 @@ struct WheelRun: AsyncParsableCommand {
                     for (level, text) in router.restore() { Output.log(level, text) }
                     for problem in problems { Output.error(problem) }
                 }
-                try await terminalApp.run()
+                do {
+                    try await terminalApp.run()
+                } catch let error as TerminalError {
+                    // A terminal curses cannot drive (TERM unknown): text frames instead.
+                    app = nil
+                    router.restore().forEach { Output.log($0.0, $0.1) }
+                    Output.error("wheel-run: \(error); printing text frames instead")
+                    try await present(runtime, events: [])
+                }
             } else {
                 try await present(runtime, events: input)
             }
