@@ -51,14 +51,15 @@ public enum PagerText {
         return lines.joined(separator: "\n")
     }
 
-    /// Words wrapped to the card's width; a word longer than a line is cut.
-    public static func wrap(_ text: String) -> [String] {
+    /// Words wrapped to `width` cells (the card's by default); a word longer than a line
+    /// is left whole, to be cut where it is drawn.
+    public static func wrap(_ text: String, width: Int = cardWidth) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""
             for word in paragraph.split(separator: " ") {
                 let candidate = line.isEmpty ? String(word) : line + " " + word
-                if TextWidth.of(candidate) <= cardWidth || line.isEmpty {
+                if TextWidth.of(candidate) <= width || line.isEmpty {
                     line = candidate
                 } else {
                     lines.append(line)

@@ -236,7 +236,7 @@ public final class PagerPanel: Panel {
         if let page = pager.page(pager.current) {
             body.append((page.title, .bold))
             body.append(("", []))
-            for line in wrap(page.problem ?? page.text, width: width - 4) {
+            for line in PagerText.wrap(page.problem ?? page.text, width: width - 4) {
                 body.append((line, page.problem == nil ? [] : .error))
             }
             body.append(("", []))
@@ -273,24 +273,6 @@ public final class PagerPanel: Panel {
         default: return .ignored
         }
         return .handled
-    }
-
-    private func wrap(_ text: String, width: Int) -> [String] {
-        var lines: [String] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = ""
-            for word in paragraph.split(separator: " ") {
-                let candidate = line.isEmpty ? String(word) : line + " " + word
-                if TextWidth.of(candidate) <= width || line.isEmpty {
-                    line = candidate
-                } else {
-                    lines.append(line)
-                    line = String(word)
-                }
-            }
-            lines.append(line)
-        }
-        return lines
     }
 }
 
