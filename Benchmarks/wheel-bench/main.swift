@@ -549,7 +549,8 @@ func writeError(_ text: String) { writeLine(text, to: 2) }
     }
     let feedCases = FeedBench.selected(by: settings.only)
     let pagerMemory = PagerBench.memorySelected(by: settings.only)
-    if rows.isEmpty && feedCases.isEmpty && !pagerMemory {
+    let terminal = TerminalBench.selected(by: settings.only)
+    if rows.isEmpty && feedCases.isEmpty && !pagerMemory && !terminal {
         writeError("wheel-bench: no case's name contains '\(settings.only ?? "")'")
         return 2
     }
@@ -572,6 +573,15 @@ func writeError(_ text: String) { writeLine(text, to: 2) }
     if pagerMemory {
         do {
             missed += try PagerBench.runMemory(afterOutput: !rows.isEmpty || !feedCases.isEmpty)
+        } catch {
+            writeError("wheel-bench: \(error)")
+            return 2
+        }
+    }
+    // The terminal (TerminalBench.swift): a section of its own, last.
+    if terminal {
+        do {
+            missed += try TerminalBench.run(settings: settings, afterOutput: !rows.isEmpty || !feedCases.isEmpty || pagerMemory)
         } catch {
             writeError("wheel-bench: \(error)")
             return 2
