@@ -81,7 +81,7 @@ public struct Canvas: Equatable, Sendable {
     /// Fills cells with a style (a highlighted row, a bar) without changing their text.
     public mutating func style(row: Int, from column: Int, to end: Int, _ style: Style) {
         guard row >= 0, row < height else { return }
-        for x in max(0, column)..<min(width, max(column, end)) { rows[row][x].style = style }
+        for x in max(0, column)..<max(0, column, min(width, end)) { rows[row][x].style = style }
     }
 
     /// A row's text, its trailing spaces kept: what a test or a screen capture sees.
