@@ -40,6 +40,7 @@ static inline int wt_start(int colour) {
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);
+    leaveok(stdscr, TRUE);      /* the cursor is hidden: no moving it back after a repaint */
     mouseinterval(0);
     mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     if (colour) wt_colours();

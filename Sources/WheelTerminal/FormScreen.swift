@@ -82,7 +82,7 @@ public final class FormScreen {
         try layout()
         if shownPanelRows > 0 {
             // Measured again from the keyboard or picker, so that it grows back too.
-            shownPanelRows = min(panelRows, screenRows)
+            shownPanelRows = fittingPanelRows
             let frame = Rect(x: 0, y: Double(screenRows - shownPanelRows), width: Double(screenWidth), height: Double(shownPanelRows))
             _ = try form.keyboardWillChangeFrame(frame)
         }
@@ -178,6 +178,10 @@ public final class FormScreen {
 
     // MARK: - Geometry
 
+    /// The panel's rows on this screen: never more than the rows less 2, so that the
+    /// edited field stays in sight (a short terminal, a tall picker).
+    private var fittingPanelRows: Int { max(1, min(panelRows, screenRows - 2)) }
+
     /// The panel the edited field needs: its picker, or the keyboard.
     private var panelRows: Int {
         guard let id = form.focused, let picker = form.picker(of: id) else { return keyboardRows }
@@ -186,7 +190,7 @@ public final class FormScreen {
 
     private func showPanel() throws {
         guard form.focused != nil else { return try hidePanel() }
-        let rows = min(panelRows, screenRows)
+        let rows = fittingPanelRows
         let frame = Rect(x: 0, y: Double(screenRows - rows), width: Double(screenWidth), height: Double(rows))
         if shownPanelRows == 0 {
             _ = try form.keyboardWillShow(frame)

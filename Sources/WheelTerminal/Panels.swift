@@ -85,7 +85,9 @@ public final class PickerPanel: Panel {
                 let row = top + 2 + line
                 let style: Canvas.Style = cell.isError ? .error
                     : cell.isSelected ? (index == focused ? [.reverse, .bold, .highlight] : [.reverse, .highlight]) : .dim
-                if cell.isSelected { canvas.style(row: row, from: x, to: x + widths[index] + 3, style) }
+                // The marker's cell and the gap after it share the row's style, so that a
+                // repaint changes style once per row, not twice.
+                canvas.style(row: row, from: x, to: cell.isSelected ? x + widths[index] + 3 : x + 2, style)
                 canvas.put(cell.isSelected ? "▸" : " ", row: row, column: x, style: style)
                 canvas.put(TextWidth.cut(cell.title, to: widths[index]), row: row, column: x + 2, style: style,
                            limit: widths[index])

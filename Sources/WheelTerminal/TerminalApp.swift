@@ -47,6 +47,9 @@ public final class TerminalApp {
     private var message: (text: String, isError: Bool)?
     private let wakeups = Wakeups()
     private var quitting = false
+    /// The signal that ended the UI, if one did: the host raises it again once the
+    /// terminal is restored, so that its exit status says so (143 for SIGTERM).
+    public private(set) var endingSignal: Int32?
     private var started = Date()
     private var tokens: [() -> Void] = []
     private let logLines = Mutex<[String]>([])
@@ -95,6 +98,9 @@ public final class TerminalApp {
                 break
             case .quit:
                 quitting = true
+            case .signal(let number):
+                endingSignal = number
+                quitting = true
             }
             if quitting { break }
             draw(on: terminal)
@@ -103,7 +109,9 @@ public final class TerminalApp {
 
     // MARK: - Panels
 
-    private func makePanels(width: Int, height: Int) {
+    /// Makes the panels of the declared objects (and starts pagers); `run` does it. Public
+    /// so that `render` can be tried without a terminal.
+    public func makePanels(width: Int, height: Int) {
         guard panels.isEmpty else { return }
         let formPickers = Set(runtime.forms.flatMap { form in form.fields.compactMap { form.picker(of: $0.id) }.map(ObjectIdentifier.init) })
         let sources = Set(runtime.pagers.compactMap(\.sourceFeedName))
@@ -235,6 +243,8 @@ public final class TerminalApp {
 
 enum Wake: Sendable {
     case input, tick, changed, quit
+    /// SIGINT, SIGTERM or SIGHUP arrived.
+    case signal(Int32)
 }
 
 /// The loop's wake-ups, from any thread.
@@ -292,7 +302,7 @@ final class InputWatcher: Sendable {
 }
 
 /// SIGINT, SIGTERM and SIGHUP end the UI through the loop, so that the terminal is given
-/// back; the default actions return when it stops.
+/// back; the default actions return when it stops, and the host raises the signal again.
 final class SignalWatcher {
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
     private var sources: [any DispatchSourceSignal] = []
@@ -301,7 +311,7 @@ final class SignalWatcher {
         for number in Self.signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { wakeups.send(.quit) }
+            source.setEventHandler { wakeups.send(.signal(number)) }
             source.resume()
             sources.append(source)
         }

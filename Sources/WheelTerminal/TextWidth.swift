@@ -8,7 +8,8 @@ public enum TextWidth {
     public static func width(of character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first else { return 0 }
         if scalar.properties.generalCategory == .nonspacingMark || scalar.value == 0x200B { return 0 }
-        if scalar.value < 0x7F { return scalar.value < 0x20 ? 0 : 1 }
+        // A control character takes a cell: it is drawn as U+FFFD (or a space).
+        if scalar.value < 0x7F { return 1 }
         return isWide(scalar.value) ? 2 : 1
     }
 

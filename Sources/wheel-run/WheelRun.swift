@@ -84,6 +84,7 @@ struct WheelRun: AsyncParsableCommand {
         // exit status 1 once everything has run.
         var problems: [String] = []
         var app: TerminalApp?
+        var endingSignal: Int32?
         runtime.onProblem = { problem in
             problems.append(problem.message)
             // While the UI runs, the status line shows it; it is printed when the UI ends.
@@ -107,6 +108,7 @@ struct WheelRun: AsyncParsableCommand {
                 }
                 do {
                     try await terminalApp.run()
+                    endingSignal = terminalApp.endingSignal
                 } catch let error as TerminalError {
                     // A terminal curses cannot drive (TERM unknown): text frames instead.
                     app = nil
@@ -124,6 +126,16 @@ struct WheelRun: AsyncParsableCommand {
             throw ExitCode(1)
         }
         try? await server?.stop()
+        if let endingSignal {
+            // Ended by a signal, with the terminal restored: end as the signal would.
+            // (Dispatch's signal sources leave the signal blocked: unblock it first.)
+            signal(endingSignal, SIG_DFL)
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, endingSignal)
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            raise(endingSignal)
+        }
         // A feed left showing an error (one its retries did not cure) fails the run too.
         for feed in runtime.feeds {
             guard case .error(let message) = feed.footer else { continue }
