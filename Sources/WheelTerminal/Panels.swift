@@ -76,8 +76,17 @@ public final class PickerPanel: Panel {
         let shown = min(rowCount, height - 2)
         let skip = (rowCount - shown) / 2
         columns = []
+        // On a terminal too narrow for every wheel, the wheels scroll sideways so that
+        // the focused one is in sight; `…` at an edge says there are more.
+        var first = 0
+        while first < focused, widths[first...focused].reduce(0, { $0 + $1 + 4 }) > canvas.width - 2 { first += 1 }
+        if first > 0 { canvas.put("…", row: top + 1, column: 0, style: .dim) }
         var x = 1
-        for (index, column) in frame.columns.enumerated() {
+        for (index, column) in frame.columns.enumerated() where index >= first {
+            if x + widths[index] + 3 > canvas.width {
+                canvas.put("…", row: top + 1, column: canvas.width - 1, style: .dim)
+                break
+            }
             let start = x
             let headingStyle: Canvas.Style = index == focused ? [.underline, .bold, .accent] : .bold
             canvas.put(column.id, row: top + 1, column: x + 2, style: headingStyle, limit: widths[index])
@@ -306,7 +315,10 @@ public final class FormPanel: Panel {
 
     public func draw(into canvas: inout Canvas, top: Int, height: Int, tick: Int) {
         try? screen.resize(width: max(20, canvas.width - 2), rows: Self.screenRows(screen.form, height))
-        let lines = screen.render().split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = screen.render().split(separator: "\n", omittingEmptySubsequences: false)
+        // The app's top row names the form already.
+        let named = "form \"\(screen.form.name)\": "
+        if let heading = lines.first, heading.hasPrefix(named) { lines[0] = heading.dropFirst(named.count) }
         var inPanel = false
         for (index, line) in lines.prefix(height).enumerated() {
             let row = top + index

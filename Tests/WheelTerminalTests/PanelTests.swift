@@ -182,22 +182,28 @@ import WheelTerminal
 
     @Test func columnsPastTheRightEdgeAreLeftOutWithoutATrap() async throws {
         // The tolerance column starts at cell 35: on a 30-cell terminal its selection row
-        // was styled from beyond the edge.
+        // was styled from beyond the edge. Wheels that do not fit are left out, `…` says
+        // so, and moving the focus to one scrolls the wheels sideways.
         let run = try await ScriptedRuntime(try ScriptedRuntime.example("resistor.lua"))
         let panel = PickerPanel(picker: run.runtime.pickers[0])
         #expect(Self.lines(Self.drawn(panel, width: 30, height: 10)) == [
             "",
             " 4.7 kΩ ±5%",
-            "   band1     band2     multipl",
-            "   brown     yellow    silver",
-            "   red       green     black",
-            "   orange    blue      brown",
-            " ▸ yellow  ▸ violet  ▸ red",
-            "   green     grey      orange",
-            "   blue      white     yellow",
-            "   violet    black     green",
+            "   band1     band2           …",
+            "   brown     yellow",
+            "   red       green",
+            "   orange    blue",
+            " ▸ yellow  ▸ violet",
+            "   green     grey",
+            "   blue      white",
+            "   violet    black",
             "",
         ])
+        _ = panel.handle(.tab, height: 10)
+        _ = panel.handle(.tab, height: 10)
+        let scrolled = Self.lines(Self.drawn(panel, width: 30, height: 10))
+        #expect(scrolled[2] == "…  band2     multiplier      …", "\(scrolled)")
+        #expect(scrolled[6] == " ▸ violet  ▸ red", "\(scrolled)")
     }
 
     @Test func titlesThatAreNotUTF8ShowReplacementCharacters() async throws {
@@ -572,7 +578,7 @@ import WheelTerminal
         let canvas = Self.drawn(panel, width: 40, height: 12)
         #expect(Self.lines(canvas) == [
             "",
-            "form \"profile\": 3 fields · rows 1–9 of 9",
+            "3 fields · rows 1–9 of 9",                          // the app's top row names the form
             "┌──────────────────────────────────────┐",
             "│   Name *                             │",
             "│   [           ]                      │",
@@ -632,7 +638,7 @@ import WheelTerminal
         #expect(panel.handle(.backspace, height: 16) == .ignored)
         #expect(Self.lines(Self.drawn(panel, width: 40, height: 16)) == [
             "",
-            "form \"profile\": editing size (3 of 3) ·",            // cut at the edge
+            "editing size (3 of 3) · rows 1–9 of 9 ·",            // cut at the edge
             "┌──────────────────────────────────────┐",
             "│   Name *                             │",
             "│   [           ]                      │",
