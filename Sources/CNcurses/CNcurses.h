@@ -33,6 +33,12 @@ static inline void wt_colours(void) {
    terminal cannot be used (TERM unknown). */
 static inline int wt_start(int colour) {
     if (newterm(NULL, stdout, stdin) == NULL) return -1;
+    /* A terminal that cannot move its cursor (TERM=dumb) cannot show the UI. */
+    char *move = tigetstr("cup");
+    if (move == NULL || move == (char *)-1) {
+        endwin();
+        return -1;
+    }
     raw();
     noecho();
     nonl();

@@ -50,7 +50,7 @@ public final class PickerPanel: Panel {
     /// The component arrows spin.
     public private(set) var focused = 0
     /// Where each column was drawn, for the mouse.
-    private var columns: [(start: Int, end: Int)] = []
+    private var columns: [(component: Int, start: Int, end: Int)] = []
 
     public init(picker: Picker) {
         self.picker = picker
@@ -102,7 +102,7 @@ public final class PickerPanel: Panel {
                            limit: widths[index])
             }
             x += widths[index] + 4
-            columns.append((start, x - 1))
+            columns.append((index, start, x - 1))
         }
     }
 
@@ -116,7 +116,7 @@ public final class PickerPanel: Panel {
         case .tab, .right, .character("l"): focused = (focused + 1) % count
         case .backTab, .left, .character("h"): focused = (focused + count - 1) % count
         case .mouse(_, let column, let wheel):
-            guard let index = columns.firstIndex(where: { column >= $0.start && column < $0.end }) else { return .ignored }
+            guard let index = columns.first(where: { column >= $0.start && column < $0.end })?.component else { return .ignored }
             focused = index
             if wheel != 0 { spin(index, by: wheel) }
         default: return .ignored
@@ -178,7 +178,8 @@ public final class FeedPanel: Panel {
             let style: Canvas.Style = index == cursor ? [.reverse, .highlight] : row.isPlaceholder ? .dim : []
             if index == cursor { canvas.style(row: top + line, from: 0, to: canvas.width, style) }
             canvas.put((row.isSelected ? " ▸ " : "   ") + label + "  ", row: top + line, column: 0, style: style)
-            canvas.put(row.isPlaceholder ? "…" : row.text, row: top + line, column: numberWidth + 5, style: style)
+            canvas.put(row.isPlaceholder ? "…" : TextWidth.cut(row.text, to: max(1, canvas.width - numberWidth - 5)),
+                       row: top + line, column: numberWidth + 5, style: style)
         }
         if height > 1 {
             let footer: (String, Canvas.Style)
@@ -376,7 +377,7 @@ public final class FormPanel: Panel {
             case .backspace:
                 guard !isPicker else { return .ignored }
                 try screen.deleteBackward()
-            case .character(let character) where !isPicker:
+            case .character(let character) where !isPicker && !Canvas.isControl(character):
                 try screen.type(String(character))
             default:
                 return .ignored

@@ -45,6 +45,7 @@ public enum Key: Equatable, Sendable {
         case 27: return .escape
         case 8, 127: return .backspace
         case 1...26: return .control(Character(UnicodeScalar(UInt8(code) + 0x60)))
+        case 0, 28...31: return nil                    // Ctrl-@, Ctrl-\ and the like: not text
         default:
             guard let scalar = UnicodeScalar(UInt32(truncatingIfNeeded: code)) else { return nil }
             return .character(Character(scalar))
@@ -64,7 +65,9 @@ public final class Terminal {
     public init(colour: Bool) throws {
         self.colour = colour
         // Curses draws UTF-8 only under a UTF-8 locale: the user's, or C.UTF-8.
-        setlocale(LC_ALL, "")
+        // Only the character type: the number format stays C's, so that scripts format
+        // numbers (`%.2f`, `tostring`, json) as they do in text frames.
+        setlocale(LC_CTYPE, "")
         if let codeset = nl_langinfo(nl_item(CODESET)), String(cString: codeset) != "UTF-8" {
             setlocale(LC_CTYPE, "C.UTF-8")
         }

@@ -62,13 +62,13 @@ public final class TerminalApp {
     /// Where the script's `print` goes while the UI runs: the status line.
     public nonisolated func log(_ text: String) {
         logLines.withLock { $0.append(text) }
-        wakeups.send(.changed)
+        wakeups.poke()
     }
 
     /// A script error an object survived: shown in the status line.
     public func show(problem: String) {
         message = (problem, true)
-        wakeups.send(.changed)
+        wakeups.poke()
     }
 
     /// Runs the UI until the user quits. Throws only when the terminal cannot be used.
@@ -78,30 +78,27 @@ public final class TerminalApp {
         watcher.start(wakeups)
         let signals = SignalWatcher(wakeups: wakeups)
         defer {
+            // Curses first, so that the terminal is back before a signal may end us.
+            terminal.stop()
             signals.stop()
             watcher.stop()
-            terminal.stop()
             for remove in tokens { remove() }
             tokens = []
         }
         let size = terminal.size
         makePanels(width: size.width, height: size.height)
         draw(on: terminal)
-        for await wake in wakeups.stream {
-            switch wake {
-            case .input:
-                handle(terminal.read(), terminal: terminal)
-                watcher.drained()
-            case .tick:
-                handle(terminal.read(), terminal: terminal)      // a resize arrives as a key
-            case .changed:
-                break
-            case .quit:
-                quitting = true
-            case .signal(let number):
+        // Every wake-up reads what it finds: the flags keep input, hang-ups and signals,
+        // however many "something changed" wake-ups a chatty script adds meanwhile.
+        for await _ in wakeups.stream {
+            if let number = wakeups.takeSignal() {
                 endingSignal = number
-                quitting = true
+                break
             }
+            if wakeups.takeHangUp() { break }
+            // A resize arrives as a key, so the tick reads too.
+            handle(terminal.read(), terminal: terminal)
+            if wakeups.takeInput() { watcher.drained() }
             if quitting { break }
             draw(on: terminal)
         }
@@ -117,29 +114,29 @@ public final class TerminalApp {
         let sources = Set(runtime.pagers.compactMap(\.sourceFeedName))
         for picker in runtime.pickers where !formPickers.contains(ObjectIdentifier(picker)) {
             panels.append(PickerPanel(picker: picker))
-            let token = picker.observe { [wakeups] _ in wakeups.send(.changed) }
+            let token = picker.observe { [wakeups] _ in wakeups.poke() }
             tokens.append { [weak picker] in picker?.removeObserver(token) }
         }
         for feed in runtime.feeds where !sources.contains(feed.name) {
             panels.append(FeedPanel(feed: feed))
-            let token = feed.observe { [wakeups] _ in wakeups.send(.changed) }
+            let token = feed.observe { [wakeups] _ in wakeups.poke() }
             tokens.append { [weak feed] in feed?.removeObserver(token) }
         }
         for pager in runtime.pagers {
             pager.start()
             panels.append(PagerPanel(pager: pager))
-            let token = pager.observe { [wakeups] _ in wakeups.send(.changed) }
+            let token = pager.observe { [wakeups] _ in wakeups.poke() }
             tokens.append { [weak pager] in pager?.removeObserver(token) }
         }
         for form in runtime.forms {
             do {
                 let panel = try FormPanel(form: form, width: width, height: height - 2)
-                panel.changed = { [wakeups] in wakeups.send(.changed) }
+                panel.changed = { [wakeups] in wakeups.poke() }
                 panels.append(panel)
             } catch {
                 message = ("form '\(form.name)': \(error)", true)
             }
-            let token = form.observe { [wakeups] _ in wakeups.send(.changed) }
+            let token = form.observe { [wakeups] _ in wakeups.poke() }
             tokens.append { [weak form] in form?.removeObserver(token) }
         }
     }
@@ -147,6 +144,12 @@ public final class TerminalApp {
     // MARK: - Keys
 
     private func handle(_ keys: [Key], terminal: Terminal) {
+        // Ctrl-C first: it quits at once, not after the keys typed before it have run
+        // (each may call a script that takes its whole deadline).
+        if keys.contains(.control("c")) {
+            quitting = true
+            return
+        }
         for key in keys {
             if key == .control("c") {
                 quitting = true
@@ -241,29 +244,52 @@ public final class TerminalApp {
 
 // MARK: - Waking the loop
 
-enum Wake: Sendable {
-    case input, tick, changed, quit
-    /// SIGINT, SIGTERM or SIGHUP arrived.
-    case signal(Int32)
-}
-
-/// The loop's wake-ups, from any thread.
+/// The loop's wake-ups, from any thread: a poke that says "look", and flags that say what
+/// to look at. Pokes may merge (a burst of them wakes the loop once); the flags stay set
+/// until the loop takes them, so no key, hang-up or signal is lost.
 final class Wakeups: Sendable {
-    let stream: AsyncStream<Wake>
-    private let continuation: AsyncStream<Wake>.Continuation
+    let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    private let input = Atomic<Bool>(false)
+    private let hangUp = Atomic<Bool>(false)
+    private let signal = Atomic<Int32>(0)
 
     init() {
-        (stream, continuation) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(64))
+        (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    func send(_ wake: Wake) {
-        continuation.yield(wake)
+    /// Something changed (an object, a tick): draw again.
+    func poke() {
+        continuation.yield()
+    }
+
+    func inputArrived() {
+        input.store(true, ordering: .releasing)
+        poke()
+    }
+
+    func terminalHungUp() {
+        hangUp.store(true, ordering: .releasing)
+        poke()
+    }
+
+    func signalArrived(_ number: Int32) {
+        signal.store(number, ordering: .releasing)
+        poke()
+    }
+
+    func takeInput() -> Bool { input.exchange(false, ordering: .acquiringAndReleasing) }
+    func takeHangUp() -> Bool { hangUp.exchange(false, ordering: .acquiringAndReleasing) }
+
+    func takeSignal() -> Int32? {
+        let number = signal.exchange(0, ordering: .acquiringAndReleasing)
+        return number == 0 ? nil : number
     }
 }
 
 /// A thread that waits for standard input to have something to read (or a tenth of a
-/// second to pass) and wakes the loop; after an `.input` it waits until the loop has read
-/// it, so that it never wakes the loop twice for the same bytes.
+/// second to pass) and wakes the loop; after input it waits until the loop has read it,
+/// so that it never wakes the loop twice for the same bytes.
 final class InputWatcher: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let read = DispatchSemaphore(value: 0)
@@ -275,15 +301,19 @@ final class InputWatcher: Sendable {
                 var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&descriptor, 1, 100)
                 if stopped.load(ordering: .acquiring) { break }
-                if ready > 0, descriptor.revents & Int16(POLLIN) != 0 {
-                    wakeups.send(.input)
-                    read.wait()
-                } else if ready > 0 {
-                    // The terminal went away (a hang-up): nothing more will come.
-                    wakeups.send(.quit)
+                if ready > 0, descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                    // The terminal went away: a hung-up tty also reads as readable, so
+                    // this is checked first. Nothing more will come.
+                    wakeups.terminalHungUp()
                     break
-                } else {
-                    wakeups.send(.tick)
+                } else if ready > 0 {
+                    wakeups.inputArrived()
+                    read.wait()
+                } else if ready == 0 {
+                    wakeups.poke()                          // a tick: spinners, resizes
+                } else if errno != EINTR {
+                    wakeups.terminalHungUp()
+                    break
                 }
             }
         }
@@ -311,7 +341,7 @@ final class SignalWatcher {
         for number in Self.signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { wakeups.send(.signal(number)) }
+            source.setEventHandler { wakeups.signalArrived(number) }
             source.resume()
             sources.append(source)
         }

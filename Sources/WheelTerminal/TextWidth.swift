@@ -10,6 +10,9 @@ public enum TextWidth {
         if scalar.properties.generalCategory == .nonspacingMark || scalar.value == 0x200B { return 0 }
         // A control character takes a cell: it is drawn as U+FFFD (or a space).
         if scalar.value < 0x7F { return 1 }
+        // Emoji shown as emoji (🚀, ✅, ⌚, a flag, a joined sequence) take two cells, as
+        // terminals and curses draw them.
+        if character.unicodeScalars.contains(where: { $0.properties.isEmojiPresentation || $0.value == 0xFE0F }) { return 2 }
         return isWide(scalar.value) ? 2 : 1
     }
 

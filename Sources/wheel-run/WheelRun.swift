@@ -100,20 +100,27 @@ struct WheelRun: AsyncParsableCommand {
                 let terminalApp = TerminalApp(runtime: runtime, options: .init(open: open ? { Self.openURL($0, quietly: true) } : nil))
                 app = terminalApp
                 router.divert(to: terminalApp)
-                defer {
-                    app = nil
-                    // What the script printed and the problems it met while the UI ran.
-                    for (level, text) in router.restore() { Output.log(level, text) }
-                    for problem in problems { Output.error(problem) }
-                }
+                let before = problems.count
+                var unusable: TerminalError?
                 do {
                     try await terminalApp.run()
                     endingSignal = terminalApp.endingSignal
                 } catch let error as TerminalError {
-                    // A terminal curses cannot drive (TERM unknown): text frames instead.
-                    app = nil
-                    router.restore().forEach { Output.log($0.0, $0.1) }
-                    Output.error("wheel-run: \(error); printing text frames instead")
+                    unusable = error
+                }
+                app = nil
+                // What the script printed and the problems it met while the UI ran (those
+                // before it were printed as they happened).
+                for (level, text) in router.restore() { Output.log(level, text) }
+                for problem in problems[before...] { Output.error(problem) }
+                for form in runtime.forms where form.isSubmitting {
+                    let message = "form '\(form.name)': the UI ended while on_submit was still running; the submit was abandoned"
+                    problems.append(message)
+                    Output.error(message)
+                }
+                if let unusable {
+                    // A terminal curses cannot drive (TERM unknown or dumb): text frames.
+                    Output.error("wheel-run: \(unusable); printing text frames instead")
                     try await present(runtime, events: [])
                 }
             } else {
@@ -260,6 +267,7 @@ struct WheelRun: AsyncParsableCommand {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["xdg-open", url]
         if quietly {
+            process.standardInput = FileHandle.nullDevice       // the UI owns the keys
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
         }

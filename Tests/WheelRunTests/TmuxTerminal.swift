@@ -132,11 +132,16 @@ final class TmuxTerminal {
 
     /// Sends SIGTERM to wheel-run.
     func terminate() throws {
+        try send(SIGTERM)
+    }
+
+    /// Sends a signal to wheel-run.
+    func send(_ number: Int32) throws {
         let text = try String(contentsOf: folder.appendingPathComponent("pid"), encoding: .utf8)
         guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1 else {
             throw Failure(description: "no process id in \(text)")
         }
-        guard kill(pid, SIGTERM) == 0 else { throw Failure(description: "kill \(pid): errno \(errno)") }
+        guard kill(pid, number) == 0 else { throw Failure(description: "kill \(pid): errno \(errno)") }
     }
 
     // MARK: - Output
