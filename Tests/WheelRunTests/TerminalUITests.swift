@@ -67,9 +67,7 @@ import Testing
         #expect(TmuxTerminal.sgr(of: "band2", in: headings)?.contains(4) == true, "\(headings)")
         #expect(TmuxTerminal.sgr(of: "band1", in: headings) == [1], "\(headings)")
         #expect(TmuxTerminal.sgr(of: "multiplier", in: headings) == [1], "\(headings)")
-        try terminal.keys("q")
-        let exit = try await terminal.exit()
-        #expect(exit.status == 0, "\(exit.errors)")
+        let exit = try await terminal.quitCleanly()
         #expect(exit.errors == "")
     }
 
@@ -84,8 +82,7 @@ import Testing
         try await terminal.waitFor(rows: [1: " 48 Ω ±5%", 6: " ▸ yellow  ▸ grey    ▸ black       ▸ gold"])
         let headings = try terminal.screen(escapes: true)[2]
         #expect(TmuxTerminal.sgr(of: "multiplier", in: headings)?.contains(4) == true, "\(headings)")
-        try terminal.keys("q")
-        #expect(try await terminal.exit().status == 0)
+        try await terminal.quitCleanly()
     }
 
     // MARK: - Feeds
@@ -136,9 +133,7 @@ import Testing
         try await terminal.waitFor(row: 1, Self.feedRows(articles, 178...198)[0])
         try terminal.keys("Home")
         try await terminal.waitFor(row: 1, Self.feedRows(articles, 1...21)[0])
-        try terminal.keys("q")
-        let exit = try await terminal.exit()
-        #expect(exit.status == 0, "\(exit.errors)")
+        try await terminal.quitCleanly()
         // What the script printed while the UI ran is printed after it.
         #expect(try terminal.screen().prefix(3) == [
             "opening https://news.example.org/archive/200 (row 200)", "wheel-run exited with 0", "",
@@ -226,9 +221,7 @@ import Testing
         try await terminal.waitFor(row: 1, " 1 / 20")
         try terminal.keys("Enter")
         try await terminal.waitFor(row: 23, " open https://twitter.com/emil.k/status/1001")
-        try terminal.keys("q")
-        let exit = try await terminal.exit()
-        #expect(exit.status == 0, "\(exit.errors)")
+        try await terminal.quitCleanly()
     }
 
     // MARK: - Forms
@@ -307,9 +300,7 @@ import Testing
         }
         try terminal.keys("Escape")
         try await terminal.waitFor(row: 23, Self.formHints)
-        try terminal.keys("q")
-        let exit = try await terminal.exit()
-        #expect(exit.status == 0, "\(exit.errors)")
+        try await terminal.quitCleanly()
     }
 
     // MARK: - Resizing
@@ -356,9 +347,7 @@ import Testing
         try await terminal.waitFor(row: 1, " 5.7 kΩ ±5%")
         try terminal.resize(width: 80, height: 24)
         try await terminal.waitFor(row: 6, " ▸ green   ▸ violet  ▸ red         ▸ gold")
-        try terminal.keys("q")
-        let exit = try await terminal.exit()
-        #expect(exit.status == 0, "\(exit.errors)")
+        let exit = try await terminal.quitCleanly()
         #expect(exit.sttyAfter == exit.sttyBefore)
     }
 
@@ -526,8 +515,7 @@ import Testing
         try await terminal.waitFor(row: 6, " ▸ short")
         try terminal.keys("1", "j")
         try await terminal.waitFor(row: 6, " ▸ bad\u{FFFD}\u{FFFD}")
-        try terminal.keys("q")
-        #expect(try await terminal.exit().status == 0)
+        try await terminal.quitCleanly()
     }
 
     // MARK: - Colours

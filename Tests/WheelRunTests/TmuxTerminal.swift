@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -209,6 +210,16 @@ final class TmuxTerminal {
         return try await waitFor(described.joined(separator: ", "), timeout: timeout) { lines in
             rows.allSatisfy { $0.key < lines.count && lines[$0.key] == $0.value }
         }
+    }
+
+    /// Quits with `q`, waits for wheel-run to end, and expects it to end well.
+    @discardableResult
+    func quitCleanly(sourceLocation: SourceLocation = #_sourceLocation) async throws -> Exit {
+        try keys("q")
+        let exit = try await exit()
+        #expect(exit.status == 0, "\(exit.errors)", sourceLocation: sourceLocation)
+        #expect(exit.sttyAfter == exit.sttyBefore, sourceLocation: sourceLocation)
+        return exit
     }
 
     /// Waits for wheel-run to end (at most `timeout`) and reads what it left.
