@@ -151,10 +151,6 @@ public final class TerminalApp {
             return
         }
         for key in keys {
-            if key == .control("c") {
-                quitting = true
-                return
-            }
             if key == .resize {
                 terminal.invalidate()
                 continue
