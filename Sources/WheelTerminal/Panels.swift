@@ -66,11 +66,7 @@ public final class PickerPanel: Panel {
         let frame = picker.frame()
         canvas.put(frame.status, row: top, column: 1, style: .bold)
         guard height > 2 else { return }
-        let widths = frame.columns.map { column in
-            min(PickerText.maximumColumnWidth,
-                max(TextWidth.of(column.id), column.rows.map { TextWidth.of($0.title) }.max() ?? 0,
-                    widestItem(column.id)))
-        }
+        let widths = PickerText.columnWidths(frame, widestItem: widestItem)
         // The rows that fit, centred on the selection row.
         let rowCount = frame.columns.map(\.rows.count).max() ?? 0
         let shown = min(rowCount, height - 2)
@@ -128,9 +124,15 @@ public final class PickerPanel: Panel {
         try? picker.scroll(picker.components[index].id, by: rows)
     }
 
+    /// An `items` component's items never change after the declaration: measured once,
+    /// not at every repaint.
+    private var widestItems: [String: Int] = [:]
+
     private func widestItem(_ id: String) -> Int {
-        guard let items = try? picker.items(id), items.count <= 1000 else { return 0 }
-        return items.map(TextWidth.of).max() ?? 0
+        if let width = widestItems[id] { return width }
+        let width = PickerText.widestItem(picker, id)
+        widestItems[id] = width
+        return width
     }
 }
 

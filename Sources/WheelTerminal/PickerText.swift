@@ -20,10 +20,7 @@ public enum PickerText {
 
     public static func render(_ frame: PickerFrame, picker: Picker) -> String {
         var lines = ["picker \"\(frame.name)\"" + (frame.status.isEmpty ? "" : ": \(frame.status)")]
-        let widths = frame.columns.map { column in
-            min(maximumColumnWidth, max(TextWidth.of(column.id), column.rows.map { TextWidth.of($0.title) }.max() ?? 0,
-                                        widestItem(picker, column.id)))
-        }
+        let widths = columnWidths(frame) { widestItem(picker, $0) }
         lines.append(line(frame.columns.indices.map { ("  ", frame.columns[$0].id) }, widths))
         let rowCount = frame.columns.map(\.rows.count).max() ?? 0
         for row in 0..<rowCount {
@@ -40,7 +37,16 @@ public enum PickerText {
     }
 
     /// The widest title of an `items` component (whose titles cost nothing to read).
-    private static func widestItem(_ picker: Picker, _ id: String) -> Int {
+    /// Each column's width: its id, its rows' titles and (`widestItem`) all its items,
+    /// at most `maximumColumnWidth` cells.
+    public static func columnWidths(_ frame: PickerFrame, widestItem: (String) -> Int) -> [Int] {
+        frame.columns.map { column in
+            min(maximumColumnWidth, max(TextWidth.of(column.id), column.rows.map { TextWidth.of($0.title) }.max() ?? 0,
+                                        widestItem(column.id)))
+        }
+    }
+
+    public static func widestItem(_ picker: Picker, _ id: String) -> Int {
         guard let items = try? picker.items(id), items.count <= 1000 else { return 0 }
         return items.map(TextWidth.of).max() ?? 0
     }

@@ -64,7 +64,7 @@ struct InputEvent: Equatable {
         case feed(Feed)
         /// With what a tap gave, if the event was a tap.
         case pager(Pager, tap: PagerTap?)
-        case form(FormScreen, note: String?)
+        case form(FormScreen)
         /// A form to submit.
         case formSubmit(FormScreen)
     }
@@ -222,15 +222,15 @@ struct InputEvent: Equatable {
             let (screen, id) = try forms.field(name, origin: origin)
             try run { try screen.focus(id) }
             forms.active = screen
-            return .form(screen, note: nil)
+            return .form(screen)
         case .type(let text):
             let screen = try forms.acting(origin: origin, text: self.text)
             try run { try screen.type(text) }
-            return .form(screen, note: nil)
+            return .form(screen)
         case .clear:
             let screen = try forms.acting(origin: origin, text: self.text)
             try run { try screen.clear() }
-            return .form(screen, note: nil)
+            return .form(screen)
         case .next, .previous, .done, .keyboard:
             let screen = try forms.acting(origin: origin, text: self.text)
             try run {
@@ -241,7 +241,7 @@ struct InputEvent: Equatable {
                 default: try screen.done()
                 }
             }
-            return .form(screen, note: nil)
+            return .form(screen)
         case .submit:
             // `present` submits: on_submit runs as a coroutine and is awaited.
             return .formSubmit(try forms.acting(origin: origin, text: self.text))

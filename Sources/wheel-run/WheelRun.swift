@@ -236,8 +236,8 @@ struct WheelRun: AsyncParsableCommand {
                     throw ValidationError("\(event.origin): \(error)")
                 }
                 Output.frame("> \(event.text)\n\(note)\n" + screen.render())
-            case .form(let screen, let note):
-                Output.frame("> \(event.text)\n" + (note.map { $0 + "\n" } ?? "") + screen.render())
+            case .form(let screen):
+                Output.frame("> \(event.text)\n" + screen.render())
             case .feed(let feed):
                 await show(feed, after: event.text)
             case .pager(let pager, let tap):
